@@ -1,0 +1,46 @@
+// Package recap keeps the payload a chat backend sends to an LLM bounded, by
+// rolling the older part of a chat into a summary.
+//
+// A chat backend that sends the whole conversation on every turn pays for it
+// in cost and latency until the model's context overflows. Once the older
+// part of a chat (everything before the recent window) exceeds a token
+// threshold, a [Compressor] has a [Summarizer] fold it, together with the
+// previous summary, into a new summary, so older context is never lost. The
+// payload becomes
+//
+//	[pinned system prompt][summary][last N conversations, raw][current turn]
+//
+// The summary and its boundary (the ID of the last message folded into it)
+// are persisted through a [Store] with a compare-and-swap, so the next turn
+// starts from there and two writers cannot overwrite each other.
+//
+// Usage:
+//
+//	c, err := recap.New(mySummarizer, recap.NewMemoryStore(),
+//		recap.WithTriggerTokens(4000),
+//		recap.WithWindowConversations(3))
+//	if err != nil {
+//		return err
+//	}
+//	res, err := c.Compress(ctx, chatID, messages)
+//	if err != nil {
+//		return err // invalid messages, a failed Load, or ctx is done
+//	}
+//	if res.Err != nil {
+//		log.Printf("summary not updated: %v", res.Err) // absorbed; payload still usable
+//	}
+//	send(res.Payload)
+//
+// [Compressor.Plan] is the pure part: it splits a chat into pinned, summary,
+// to-summarize, window and current turn, and measures the tokens, without a
+// Summarizer or a Store.
+//
+// Tokens are counted exactly as OpenAI's tiktoken counts them, with the
+// o200k_base vocabulary of GPT-4o by default (see [NewTiktokenCounter] and
+// [WithTokenCounter]); the vocabularies are embedded in the binary.
+//
+// recap is a pure library: it does no network or file I/O, reads no
+// environment ([OptionsFromEnv] takes a lookup function), starts no
+// goroutines and logs nothing. Everything that talks to the world is one of
+// the interfaces the caller passes in.
+package recap

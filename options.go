@@ -1,0 +1,201 @@
+package recap
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults of the options, as in the seed client's .env.
+const (
+	DefaultTriggerTokens       = 1000       // see WithTriggerTokens
+	DefaultWindowConversations = 2          // see WithWindowConversations
+	DefaultSummaryRole         = RoleSystem // see WithSummaryRole
+	DefaultMessageOverhead     = 0          // see WithMessageOverhead
+)
+
+// config is what the options set; a Compressor keeps it read-only.
+type config struct {
+	trigger  int
+	window   int
+	counter  TokenCounter
+	role     Role
+	timeout  time.Duration
+	overhead int
+}
+
+func defaultConfig() config {
+	return config{
+		trigger:  DefaultTriggerTokens,
+		window:   DefaultWindowConversations,
+		role:     DefaultSummaryRole,
+		overhead: DefaultMessageOverhead,
+	}
+}
+
+// An Option configures a [Compressor]. Options are applied in order, so of
+// two options that set the same thing the last one wins.
+type Option interface {
+	apply(*config) error
+}
+
+type optionFunc func(*config) error
+
+func (f optionFunc) apply(c *config) error { return f(c) }
+
+// optionError is an invalid option value; it matches ErrInvalidOption.
+type optionError struct {
+	option string // the option's name, such as "WithTriggerTokens"
+	reason string // what is wrong with the value
+}
+
+func (e *optionError) Error() string {
+	return fmt.Sprintf("%v: %s: %s", ErrInvalidOption, e.option, e.reason)
+}
+
+func (e *optionError) Is(target error) bool { return target == ErrInvalidOption }
+
+func invalid(option string, format string, args ...any) error {
+	return &optionError{option: option, reason: fmt.Sprintf(format, args...)}
+}
+
+// WithTriggerTokens sets the threshold: the part to summarize (the old
+// summary and the messages between it and the window) is summarized when
+// its tokens exceed n. n must be positive. The default is
+// [DefaultTriggerTokens].
+func WithTriggerTokens(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 1 {
+			return invalid("WithTriggerTokens", "%d is not positive", n)
+		}
+		c.trigger = n
+		return nil
+	})
+}
+
+// WithWindowConversations sets how many conversations (a user message and
+// what follows it up to the next user message) stay raw, counting the
+// current turn: with n = 2, the current turn and the one conversation before
+// it. n must be at least 1. The default is [DefaultWindowConversations].
+func WithWindowConversations(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 1 {
+			return invalid("WithWindowConversations", "%d is less than 1", n)
+		}
+		c.window = n
+		return nil
+	})
+}
+
+// WithTokenCounter sets the counter used to measure messages. The default
+// is the exact o200k_base counter of GPT-4o (see [NewTiktokenCounter]),
+// loaded on first use. A nil counter is an error.
+func WithTokenCounter(tc TokenCounter) Option {
+	return optionFunc(func(c *config) error {
+		if tc == nil {
+			return invalid("WithTokenCounter", "nil counter")
+		}
+		c.counter = tc
+		return nil
+	})
+}
+
+// WithSummaryRole sets the role of the summary message in the payload:
+// [RoleSystem] (the default, as in the seed), [RoleUser] or
+// [RoleAssistant].
+//
+// The summary is written by a model from user-controlled text. As a system
+// message it carries the authority of the app's own instructions, which
+// is what keeps the model faithful to it, but also what a user could abuse
+// by talking the summarizer into writing instructions. Choose RoleUser (or
+// RoleAssistant) where that matters more than fidelity.
+func WithSummaryRole(r Role) Option {
+	return optionFunc(func(c *config) error {
+		switch r {
+		case RoleSystem, RoleUser, RoleAssistant:
+			c.role = r
+			return nil
+		}
+		return invalid("WithSummaryRole", "role %q cannot carry a summary", r)
+	})
+}
+
+// WithSummarizeTimeout bounds each Summarizer call to d. When it runs out,
+// Compress absorbs the failure like any other summarizer error. d must not
+// be negative; 0, the default, means no bound other than the caller's
+// context.
+func WithSummarizeTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) error {
+		if d < 0 {
+			return invalid("WithSummarizeTimeout", "%v is negative", d)
+		}
+		c.timeout = d
+		return nil
+	})
+}
+
+// WithMessageOverhead adds n tokens per message to every count, for the
+// framing a chat format adds around each message. n must not be negative.
+// The default, [DefaultMessageOverhead] (0), is what the seed client does.
+// OpenAI's published rule for GPT-4o chat input is 3 tokens per message
+// (plus 1 per message name and 3 to prime the reply, which recap does not
+// count since they do not depend on which messages are summarized).
+func WithMessageOverhead(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 0 {
+			return invalid("WithMessageOverhead", "%d is negative", n)
+		}
+		c.overhead = n
+		return nil
+	})
+}
+
+// Names of the environment variables that [OptionsFromEnv] reads, after
+// the prefix.
+const (
+	EnvTriggerTokens       = "SUMMARY_TRIGGER_TOKENS"
+	EnvWindowConversations = "SUMMARY_WINDOW_CONVERSATIONS"
+)
+
+// OptionsFromEnv returns the options set by the variables
+// prefix+[EnvTriggerTokens] and prefix+[EnvWindowConversations], looked up
+// with lookup (such as [os.LookupEnv]; recap reads no environment itself).
+// With prefix "VITE_" it reads the seed client's .env names. An unset
+// variable contributes no option; a value that is not a valid integer for
+// its option is an error matching [ErrInvalidOption] that names the
+// variable.
+func OptionsFromEnv(prefix string, lookup func(string) (string, bool)) ([]Option, error) {
+	if lookup == nil {
+		return nil, fmt.Errorf("%w: OptionsFromEnv: nil lookup", ErrInvalidOption)
+	}
+	vars := []struct {
+		name string
+		opt  func(int) Option
+	}{
+		{prefix + EnvTriggerTokens, WithTriggerTokens},
+		{prefix + EnvWindowConversations, WithWindowConversations},
+	}
+	var opts []Option
+	for _, v := range vars {
+		s, ok := lookup(v.name)
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s=%q: not an integer", ErrInvalidOption, v.name, s)
+		}
+		opt := v.opt(n)
+		if err := opt.apply(&config{}); err != nil {
+			var oe *optionError
+			if errors.As(err, &oe) {
+				return nil, fmt.Errorf("%w: %s=%q: %s", ErrInvalidOption, v.name, s, oe.reason)
+			}
+			return nil, err
+		}
+		opts = append(opts, opt)
+	}
+	return opts, nil
+}
