@@ -3,6 +3,7 @@ module github.com/recapgo/recap
 go 1.21
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 )
