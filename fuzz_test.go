@@ -1,0 +1,112 @@
+package recap
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzPlan builds a chat from the fuzzer's bytes (one message per byte: its
+// low two bits pick the role, the rest its length) and checks that Plan
+// either fails with a documented error or puts every message exactly once,
+// in order, into Pinned, Covered, Summarize, Window and Turn.
+func FuzzPlan(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 1, 2, 1, 2, 1}, uint8(3), uint8(2), uint16(10))
+	f.Add([]byte{0, 0, 1, 2, 3, 3, 2, 1, 3}, uint8(200), uint8(1), uint16(1))
+	f.Add([]byte{1}, uint8(0), uint8(5), uint16(1000))
+	roles := []Role{RoleSystem, RoleUser, RoleAssistant, RoleTool}
+	f.Fuzz(func(t *testing.T, spec []byte, boundary uint8, window uint8, trigger uint16) {
+		if len(spec) > 300 {
+			return
+		}
+		msgs := make([]Message, len(spec))
+		for i, b := range spec {
+			msgs[i] = Message{ID: fmt.Sprint("m", i), Role: roles[b&3], Content: string(make([]byte, b>>2))}
+		}
+		var existing Summary
+		if int(boundary) < len(msgs)+5 && boundary != 0 {
+			existing = Summary{Text: "summary", LastMessageID: fmt.Sprint("m", int(boundary)-1)}
+		}
+		c, err := New(nil, nil, WithTokenCounter(words), WithWindowConversations(int(window%8)+1), WithTriggerTokens(int(trigger)+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.Plan(msgs, existing)
+		if err != nil {
+			if err != ErrNoMessages && err != ErrNoUserMessage {
+				t.Fatalf("Plan: unexpected error %v", err)
+			}
+			return
+		}
+		checkPartition(t, msgs, p)
+		if users := countUsers(p.Window); users > int(window%8) {
+			t.Errorf("window has %d conversations, want at most %d", users, window%8)
+		}
+	})
+}
+
+func countUsers(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == RoleUser {
+			n++
+		}
+	}
+	return n
+}
+
+// FuzzMessageJSON checks that whatever decodes as messages encodes again
+// and decodes to the same messages, and that a second encoding is stable.
+func FuzzMessageJSON(f *testing.F) {
+	f.Add([]byte(`[{"id":"1","role":"user","content":"hi","metadata":{"a":1}}]`))
+	f.Add([]byte(`[{"id":"2","role":"assistant","parts":[{"type":"tool-x","input":null,"text":"","x":[1]}]}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var msgs []Message
+		if json.Unmarshal(data, &msgs) != nil {
+			return
+		}
+		out, err := json.Marshal(msgs)
+		if err != nil {
+			t.Fatalf("Marshal of decoded messages: %v", err)
+		}
+		var again []Message
+		if err := json.Unmarshal(out, &again); err != nil {
+			t.Fatalf("Unmarshal of %s: %v", out, err)
+		}
+		out2, err := json.Marshal(again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != string(out2) {
+			t.Fatalf("encoding not stable:\n%s\n%s", out, out2)
+		}
+		var a, b any
+		_ = json.Unmarshal(data, &a)
+		_ = json.Unmarshal(out, &b)
+		if utf8.Valid(data) && !cmp.Equal(a, b) {
+			t.Fatalf("round trip changed the JSON value (-in +out):\n%s", cmp.Diff(a, b))
+		}
+	})
+}
+
+// FuzzToValidUTF8 checks the WHATWG decoding rule's invariants.
+func FuzzToValidUTF8(f *testing.F) {
+	for _, s := range []string{"abc", "\xe2\x82", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xffb\xf0\x9f\x98"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := toValidUTF8(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("toValidUTF8(%q) = %q, not valid UTF-8", s, got)
+		}
+		if utf8.ValidString(s) && got != s {
+			t.Fatalf("toValidUTF8 changed valid %q to %q", s, got)
+		}
+		if n := utf8.RuneCountInString(got); n > len(s) {
+			t.Fatalf("toValidUTF8(%q) has %d runes, more than %d bytes", s, n, len(s))
+		}
+	})
+}
