@@ -1,0 +1,268 @@
+// Command recap compresses a chat the way a chat backend using the recap
+// library would, and shows where every message goes.
+//
+//	recap compress [flags] CHAT.json   print the compressed payload as JSON
+//	recap plan [flags] CHAT.json       dry run: a table of every message
+//
+// CHAT.json is a JSON array of Vercel AI SDK UIMessages or OpenAI chat
+// messages (-format picks, default auto). With -store FILE the summary and
+// its boundary are kept in that SQLite file, so running compress again on a
+// longer version of the chat continues from the stored boundary; without it
+// they live in memory and are forgotten on exit.
+//
+// Summaries are made by an embedded extractive summarizer: offline,
+// deterministic, no LLM. It keeps the most informative sentences; it does
+// not paraphrase.
+//
+// The options also come from the environment: RECAP_SUMMARY_TRIGGER_TOKENS
+// and RECAP_SUMMARY_WINDOW_CONVERSATIONS, or the seed client's
+// VITE_SUMMARY_* names. Flags win over the environment.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/extractive"
+	"github.com/recapgo/recap/examples/sqlstore"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv))
+}
+
+const usage = `usage: recap compress [flags] CHAT.json
+       recap plan [flags] CHAT.json
+
+compress prints the payload to send to the LLM; plan shows where each
+message goes. Flags (after the command):
+`
+
+// run is the whole program, with its environment passed in for tests. It
+// returns the exit code: 0 on success, 1 on failure, 2 on bad usage.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	if len(args) == 0 || (args[0] != "compress" && args[0] != "plan") {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd := args[0]
+	fs := flag.NewFlagSet("recap "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	var (
+		format   = fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai")
+		trigger  = fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)")
+		window   = fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)")
+		encoding = fs.String("encoding", recap.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)")
+		store    = fs.String("store", "", "SQLite file that keeps summaries between runs (default: in memory, forgotten on exit)")
+		chatID   = fs.String("chat", "", "chat ID in the store (default: the file name without extension)")
+		output   = fs.String("o", "", "write the payload to this file instead of standard output")
+		budget   = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
+	)
+	if err := fs.Parse(args[1:]); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	path := fs.Arg(0)
+	if *chatID == "" {
+		*chatID = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "recap: %v\n", err)
+		return 1
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fail(err)
+	}
+	msgs, detected, err := decodeChat(data, *format)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", path, err))
+	}
+	counter, err := recap.CounterForModel(*encoding)
+	if err != nil {
+		return fail(err)
+	}
+
+	var opts []recap.Option
+	for _, prefix := range []string{"VITE_", "RECAP_"} { // RECAP_ wins over VITE_
+		o, err := recap.OptionsFromEnv(prefix, lookup)
+		if err != nil {
+			return fail(err)
+		}
+		opts = append(opts, o...)
+	}
+	effTrigger := recap.DefaultTriggerTokens // the trigger in force, for the summary budget
+	for _, prefix := range []string{"VITE_", "RECAP_"} {
+		if v, ok := lookup(prefix + recap.EnvTriggerTokens); ok {
+			fmt.Sscan(v, &effTrigger) // already validated by OptionsFromEnv
+		}
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "trigger":
+			effTrigger = *trigger
+			opts = append(opts, recap.WithTriggerTokens(*trigger))
+		case "window":
+			opts = append(opts, recap.WithWindowConversations(*window))
+		}
+	})
+	opts = append(opts, recap.WithTokenCounter(counter))
+
+	if *budget == 0 {
+		// A summary must stay well under the trigger, or every new
+		// message would set off another summarization.
+		*budget = min(extractive.DefaultMaxTokens, max(effTrigger/2, 1))
+	}
+	sum, err := extractive.New(counter, *budget)
+	if err != nil {
+		return fail(err)
+	}
+	dbPath := *store
+	if dbPath == "" {
+		dbPath = ":memory:"
+	}
+	st, db, err := sqlstore.OpenSQLite(ctx, dbPath)
+	if err != nil {
+		return fail(err)
+	}
+	defer db.Close()
+
+	c, err := recap.New(withSpinner(sum, stderr), st, opts...)
+	if err != nil {
+		return fail(err)
+	}
+	existing, err := st.Load(ctx, *chatID)
+	if err != nil {
+		return fail(err)
+	}
+
+	if cmd == "plan" {
+		p, err := c.Plan(msgs, existing)
+		if err != nil {
+			return fail(err)
+		}
+		printPlan(stdout, p, counter, detected)
+		return 0
+	}
+
+	res, err := c.Compress(ctx, *chatID, msgs)
+	if err != nil {
+		return fail(err)
+	}
+	out, err := json.MarshalIndent(res.Payload, "", "  ")
+	if err != nil {
+		return fail(err)
+	}
+	out = append(out, '\n')
+	if *output != "" {
+		err = os.WriteFile(*output, out, 0o644)
+	} else {
+		_, err = stdout.Write(out)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	report(stderr, *chatID, msgs, res, counter, *store)
+	return 0
+}
+
+func tokensOf(msgs []recap.Message, c recap.TokenCounter) int {
+	n := 0
+	for _, m := range msgs {
+		n += c.CountTokens(m.Text())
+	}
+	return n
+}
+
+// report writes the human summary of a Compress to w.
+func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c *recap.TiktokenCounter, store string) {
+	fmt.Fprintf(w, "recap: chat %q: %d messages, %d tokens before, %d messages, %d tokens after (%s)\n",
+		chat, len(msgs), tokensOf(msgs, c), len(res.Payload), tokensOf(res.Payload, c), c.Encoding())
+	if res.Stale {
+		fmt.Fprintf(w, "recap: the stored summary's boundary is no longer in the chat; it was dropped\n")
+	}
+	switch {
+	case res.Summarized:
+		fmt.Fprintf(w, "recap: summarized %d tokens (old summary + new messages) into %d tokens with the extractive summarizer (offline, no LLM)\n",
+			res.Tokens, c.CountTokens(res.Summary.Text))
+		fmt.Fprintf(w, "recap: new boundary: %s\n", res.Summary.LastMessageID)
+	case res.Err != nil:
+		fmt.Fprintf(w, "recap: summarizing failed, payload left uncompressed: %v\n", res.Err)
+	default:
+		fmt.Fprintf(w, "recap: %d tokens to summarize, within the trigger: nothing summarized\n", res.Tokens)
+		if !res.Summary.IsZero() {
+			fmt.Fprintf(w, "recap: boundary: %s\n", res.Summary.LastMessageID)
+		}
+	}
+	if store != "" && res.Summarized {
+		fmt.Fprintf(w, "recap: summary stored in %s\n", store)
+	}
+}
+
+// printPlan writes the plan as a table, one row per message.
+func printPlan(w io.Writer, p recap.Plan, c recap.TokenCounter, format string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tID\tROLE\tTOKENS\tWHERE\tTEXT")
+	n := 0
+	row := func(where string, m recap.Message) {
+		n++
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", n, m.ID, m.Role, c.CountTokens(m.Text()), where, preview(m.Text()))
+	}
+	for _, m := range p.Pinned {
+		row("pinned", m)
+	}
+	for _, m := range p.Covered {
+		row("covered", m)
+	}
+	if p.SummaryMessage != nil {
+		fmt.Fprintf(tw, "-\t%s\t%s\t%d\tsummary\t%s\n", p.SummaryMessage.ID, p.SummaryMessage.Role,
+			c.CountTokens(p.SummaryMessage.Content), preview(p.SummaryMessage.Content))
+	}
+	where := "history"
+	if p.Trigger {
+		where = "summarize"
+	}
+	for _, m := range p.Summarize {
+		row(where, m)
+	}
+	for _, m := range p.Window {
+		row("window", m)
+	}
+	for _, m := range p.Turn {
+		row("turn", m)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nformat %s; %d tokens to summarize; trigger fires: %v", format, p.Tokens, p.Trigger)
+	if p.Trigger {
+		fmt.Fprintf(w, "; new boundary would be %s", p.Boundary())
+	}
+	if p.Stale {
+		fmt.Fprint(w, "; stored summary is stale and dropped")
+	}
+	fmt.Fprintln(w)
+}
+
+// preview returns the first 60 characters of s on one line.
+func preview(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
+}

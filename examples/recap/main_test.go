@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/recapgo/recap"
+)
+
+var update = flag.Bool("update", false, "update golden test files")
+
+func noEnv(string) (string, bool) { return "", false }
+
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+// runCLI runs the program and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, lookup func(string) (string, bool), args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr, lookup)
+	return code, stdout.String(), stderr.String()
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+func chats(t *testing.T) []string {
+	files, err := filepath.Glob(filepath.Join("testdata", "chats", "*.json"))
+	if err != nil || len(files) < 5 {
+		t.Fatalf("sample chats: %v %v", files, err)
+	}
+	return files
+}
+
+func TestPlanGolden(t *testing.T) {
+	for _, file := range chats(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, noEnv, "plan", "-trigger", "300", file)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, "plan-"+name+".txt", out)
+		})
+	}
+}
+
+func TestCompressGolden(t *testing.T) {
+	for _, file := range chats(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		t.Run(name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, noEnv, "compress", "-trigger", "300", file)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var payload []recap.Message
+			if err := json.Unmarshal([]byte(out), &payload); err != nil {
+				t.Fatalf("payload is not JSON messages: %v", err)
+			}
+			golden(t, "compress-"+name+".txt", out+"--- stderr\n"+errOut)
+		})
+	}
+}
+
+// TestCompressContinues runs compress on the first part of a chat and then
+// on all of it, with one store file: the second run starts from the first
+// run's boundary and merges its summary.
+func TestCompressContinues(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("testdata", "chats", "long.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		t.Fatal(err)
+	}
+	part, _ := json.Marshal(all[:41]) // system + 20 conversations
+	partFile := filepath.Join(dir, "chat.json")
+	if err := os.WriteFile(partFile, part, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "chat.db")
+	code, _, errOut := runCLI(t, noEnv, "compress", "-store", db, "-trigger", "400", partFile)
+	if code != 0 || !strings.Contains(errOut, "new boundary: a18") {
+		t.Fatalf("first run: exit %d\n%s", code, errOut)
+	}
+	if err := os.WriteFile(partFile, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, noEnv, "plan", "-store", db, "-trigger", "400", partFile)
+	if code != 0 || !strings.Contains(out, "recap-summary:a18") || !strings.Contains(out, "covered") {
+		t.Fatalf("plan after first run: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, noEnv, "compress", "-store", db, "-trigger", "400", "-o", filepath.Join(dir, "out.json"), partFile)
+	if code != 0 || out != "" || !strings.Contains(errOut, "new boundary: a259") {
+		t.Fatalf("second run: exit %d\n%s%s", code, out, errOut)
+	}
+	written, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if err != nil || !bytes.Contains(written, []byte("recap-summary:a259")) {
+		t.Fatalf("-o file: %v\n%s", err, written)
+	}
+}
+
+func TestEnvAndFlags(t *testing.T) {
+	file := filepath.Join("testdata", "chats", "plain.json")
+	tests := []struct {
+		name   string
+		reason string
+		env    map[string]string
+		args   []string
+		code   int
+		want   string // in stdout or stderr
+	}{
+		{"SeedEnv", "the seed's VITE_ names set the options", map[string]string{"VITE_SUMMARY_WINDOW_CONVERSATIONS": "1"}, nil, 0, "m19  user       11      turn"},
+		{"RecapWinsOverVite", "RECAP_ names win over VITE_ ones", map[string]string{"VITE_SUMMARY_TRIGGER_TOKENS": "1", "RECAP_SUMMARY_TRIGGER_TOKENS": "100000"}, nil, 0, "trigger fires: false"},
+		{"FlagWinsOverEnv", "flags win over the environment", map[string]string{"RECAP_SUMMARY_TRIGGER_TOKENS": "100000"}, []string{"-trigger", "10"}, 0, "trigger fires: true"},
+		{"BadEnv", "a bad variable is an error naming it", map[string]string{"VITE_SUMMARY_TRIGGER_TOKENS": "many"}, nil, 1, `VITE_SUMMARY_TRIGGER_TOKENS="many"`},
+		{"BadFlag", "an invalid option value is an error", nil, []string{"-window", "0"}, 1, "WithWindowConversations"},
+		{"BadEncoding", "an unknown encoding is an error", nil, []string{"-encoding", "llama"}, 1, "unknown encoding"},
+		{"BadFormat", "an unknown format is an error", nil, []string{"-format", "xml"}, 1, "unknown format"},
+		{"WrongFormat", "forcing ui on OpenAI messages without IDs fails validation", nil, []string{"-format", "ui"}, 1, "no ID"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(append([]string{"plan"}, tt.args...), file)
+			code, out, errOut := runCLI(t, env(tt.env), args...)
+			if code != tt.code || !strings.Contains(out+errOut, tt.want) {
+				t.Errorf("%s: exit %d, want %d with %q in\n%s%s", tt.reason, code, tt.code, tt.want, out, errOut)
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"frobnicate"}, {"plan"}, {"compress", "a.json", "b.json"}, {"plan", "-nope", "x.json"}} {
+		if code, _, errOut := runCLI(t, noEnv, args...); code != 2 || !strings.Contains(errOut, "usage") {
+			t.Errorf("run %q: exit %d, want 2 with usage\n%s", args, code, errOut)
+		}
+	}
+	if code, _, errOut := runCLI(t, noEnv, "plan", "does-not-exist.json"); code != 1 || !strings.Contains(errOut, "does-not-exist.json") {
+		t.Errorf("missing file: exit %d\n%s", code, errOut)
+	}
+}
+
+func TestDecodeOpenAI(t *testing.T) {
+	in := `[
+	 {"role":"developer","content":"Be brief."},
+	 {"role":"user","content":[{"type":"text","text":"Weather?"},{"type":"image_url","image_url":{"url":"x"}}]},
+	 {"role":"assistant","content":"Checking.","tool_calls":[{"id":"c1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}}]},
+	 {"role":"tool","tool_call_id":"c1","content":"{\"t\":-3}"},
+	 {"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"x","arguments":"not json"}}]}
+	]`
+	msgs, format, err := decodeChat([]byte(in), "auto")
+	if err != nil || format != "openai" {
+		t.Fatalf("decodeChat: %v, format %q", err, format)
+	}
+	want := []recap.Message{
+		{ID: "m0", Role: recap.RoleSystem, Content: "Be brief."},
+		{ID: "m1", Role: recap.RoleUser, Parts: []recap.Part{{Type: "text", Text: "Weather?"}}},
+		{ID: "m2", Role: recap.RoleAssistant, Parts: []recap.Part{{Type: "text", Text: "Checking."}, {Type: "tool-call", ToolCallID: "c1", ToolName: "weather", Input: json.RawMessage(`{"city":"Oslo"}`)}}},
+		{ID: "m3", Role: recap.RoleTool, Parts: []recap.Part{{Type: "tool-result", ToolCallID: "c1", Output: json.RawMessage(`{"t":-3}`)}}},
+		{ID: "m4", Role: recap.RoleAssistant, Parts: []recap.Part{{Type: "tool-call", ToolCallID: "c2", ToolName: "x", Input: json.RawMessage(`"not json"`)}}},
+	}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("decoded OpenAI messages (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/recapgo/recap"
+)
+
+// withSpinner wraps s so that a spinner turns on w while a summary is being
+// made, as the seed client's setSummarizing does, when w is a terminal. It
+// returns s itself otherwise.
+func withSpinner(s recap.Summarizer, w io.Writer) recap.Summarizer {
+	f, ok := w.(*os.File)
+	if !ok {
+		return s
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return s
+	}
+	return recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
+		done := make(chan struct{})
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			frames := `|/-\`
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for i := 0; ; i++ {
+				fmt.Fprintf(w, "\r%c summarizing %d messages...", frames[i%len(frames)], len(req.Messages))
+				select {
+				case <-done:
+					fmt.Fprint(w, "\r\033[K") // clear the line
+					return
+				case <-t.C:
+				}
+			}
+		}()
+		defer func() { close(done); <-stopped }()
+		return s.Summarize(ctx, req)
+	})
+}
