@@ -1,0 +1,132 @@
+package recap
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// fixtureCase is one line of testdata/tokens/fixture.jsonl, made by
+// testdata/tokens/gen.mjs from OpenAI's tiktoken and from gpt-tokenizer.
+type fixtureCase struct {
+	Cat       string `json:"cat"`
+	B64       string `json:"b64"`
+	O200k     int    `json:"o200k"`
+	O200kGPT  int    `json:"o200k_gpt"`
+	Cl100k    int    `json:"cl100k"`
+	Cl100kGPT int    `json:"cl100k_gpt"`
+	text      string // the raw bytes, possibly invalid UTF-8
+}
+
+func loadFixture(t testing.TB) []fixtureCase {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "tokens", "fixture.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cases []fixtureCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var c fixtureCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		b, err := base64.StdEncoding.DecodeString(c.B64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.text = string(b)
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 2000 {
+		t.Fatalf("fixture has %d texts, want at least 2000", len(cases))
+	}
+	return cases
+}
+
+func show(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "..."
+	}
+	return strings.ToValidUTF8(s, "\\x??")
+}
+
+// TestTiktokenParity counts every fixture text and asserts zero mismatches
+// with OpenAI's tiktoken, for o200k_base and cl100k_base.
+func TestTiktokenParity(t *testing.T) {
+	cases := loadFixture(t)
+	for _, enc := range []struct {
+		name string
+		want func(fixtureCase) int
+	}{
+		{O200kBase, func(c fixtureCase) int { return c.O200k }},
+		{Cl100kBase, func(c fixtureCase) int { return c.Cl100k }},
+	} {
+		t.Run(enc.name, func(t *testing.T) {
+			c, err := NewTiktokenCounter(enc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := 0
+			for i, fc := range cases {
+				if got, want := c.CountTokens(fc.text), enc.want(fc); got != want {
+					bad++
+					if bad <= 20 {
+						t.Errorf("case %d (%s) %q: got %d tokens, tiktoken %d", i, fc.Cat, show(fc.text), got, want)
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d texts mismatch", bad, len(cases))
+			}
+		})
+	}
+}
+
+// TestGPTTokenizerDifferences pins down where gpt-tokenizer (the seed's
+// counter) and tiktoken differ: only in texts with U+FEFF or U+0085.
+func TestGPTTokenizerDifferences(t *testing.T) {
+	for i, fc := range loadFixture(t) {
+		if fc.O200k == fc.O200kGPT && fc.Cl100k == fc.Cl100kGPT {
+			continue
+		}
+		s := toValidUTF8(fc.text)
+		if !strings.ContainsAny(s, "\uFEFF\u0085") {
+			t.Errorf("case %d (%s) %q: gpt-tokenizer differs from tiktoken without U+FEFF or U+0085", i, fc.Cat, show(s))
+		}
+	}
+}
+
+func TestToValidUTF8(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"Valid", "héllo 😀", "héllo 😀"},
+		{"LoneContinuation", "a\x80b", "a\uFFFDb"},
+		{"TruncatedThree", "\xe2\x82z", "\uFFFDz"},
+		{"TruncatedFour", "\xf0\x9f\x98", "\uFFFD"},
+		{"Overlong", "\xc0\x80", "\uFFFD\uFFFD"},
+		{"OverlongThree", "\xe0\x80\x80", "\uFFFD\uFFFD\uFFFD"},
+		{"Surrogate", "\xed\xa0\x80", "\uFFFD\uFFFD\uFFFD"},
+		{"AboveMax", "\xf4\x90\x80\x80", "\uFFFD\uFFFD\uFFFD\uFFFD"},
+		{"F5", "\xf5\xff", "\uFFFD\uFFFD"},
+		{"TruncatedThenValid", "\xe1\x80A\xf0\x9f\x98\x80", "\uFFFDA😀"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := toValidUTF8(tt.in); got != tt.want || !utf8.ValidString(got) {
+				t.Errorf("toValidUTF8(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
