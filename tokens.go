@@ -7,8 +7,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	tiktoken "github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
+	"github.com/recapgo/recap/internal/bpe"
 )
 
 // TokenCounter counts the tokens of a text. Implementations must be safe for
@@ -41,52 +41,35 @@ var ErrUnknownEncoding = errors.New("recap: unknown encoding")
 
 // encodingSpec is what builds one encoding.
 type encodingSpec struct {
-	file    string // name of the embedded .tiktoken file
-	pattern string // the pre-tokenizer regular expression
+	file    string      // name of the embedded .tiktoken file
+	pattern bpe.Pattern // its pre-tokenizer
 
-	once sync.Once          // guards enc and err
-	enc  *tiktoken.Tiktoken // built on first use
+	once sync.Once    // guards enc and err
+	enc  *bpe.Encoder // built on first use
 	err  error
 }
 
-// The specs are built lazily, once per process, because one encoder takes
-// about 120 ms and 13 MiB to build; after that they are immutable and shared.
+// The encoders are built lazily, once per process, because loading a
+// vocabulary takes about 100 ms and tens of MiB; after that they are
+// immutable and shared.
 var encodings = map[string]*encodingSpec{
-	O200kBase: {file: "o200k_base.tiktoken", pattern: strings.Join([]string{
-		`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
-		`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
-		`\p{N}{1,3}`,
-		` ?[^\s\p{L}\p{N}]+[\r\n/]*`,
-		`\s*[\r\n]+`,
-		`\s+(?!\S)`,
-		`\s+`,
-	}, "|")},
-	Cl100kBase: {file: "cl100k_base.tiktoken",
-		pattern: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`},
-	P50kBase: {file: "p50k_base.tiktoken",
-		pattern: `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`},
-	R50kBase: {file: "r50k_base.tiktoken",
-		pattern: `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`},
+	O200kBase:  {file: "o200k_base.tiktoken", pattern: bpe.O200k},
+	Cl100kBase: {file: "cl100k_base.tiktoken", pattern: bpe.Cl100k},
+	P50kBase:   {file: "p50k_base.tiktoken", pattern: bpe.R50k},
+	R50kBase:   {file: "r50k_base.tiktoken", pattern: bpe.R50k},
 }
 
-// load builds the encoder on first use. It reads only the vocabulary
-// embedded in the binary and never calls tiktoken-go's global SetBpeLoader
-// or GetEncoding.
-func (e *encodingSpec) load() (*tiktoken.Tiktoken, error) {
+// load builds the encoder on first use, from the vocabulary embedded in the
+// binary by tiktoken-go-loader. recap never calls tiktoken-go's global
+// SetBpeLoader or GetEncoding, and never downloads or caches a file.
+func (e *encodingSpec) load() (*bpe.Encoder, error) {
 	e.once.Do(func() {
 		ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(e.file)
 		if err != nil {
-			e.err = err
+			e.err = fmt.Errorf("recap: load %s: %w", e.file, err)
 			return
 		}
-		// Special tokens are never honoured (user text is data), so the
-		// encoder is built without any.
-		bpe, err := tiktoken.NewCoreBPE(ranks, map[string]int{}, e.pattern)
-		if err != nil {
-			e.err = err
-			return
-		}
-		e.enc = tiktoken.NewTiktoken(bpe, nil, map[string]any{})
+		e.enc = bpe.New(ranks, e.pattern)
 	})
 	return e.enc, e.err
 }
@@ -132,7 +115,7 @@ func (c *TiktokenCounter) CountTokens(text string) int {
 	if err != nil {
 		return len(text)
 	}
-	return len(enc.EncodeOrdinary(toValidUTF8(text)))
+	return enc.Count(toValidUTF8(text))
 }
 
 // modelPrefixes maps model name prefixes to encodings, longest first

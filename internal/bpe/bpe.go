@@ -1,0 +1,213 @@
+// Package bpe counts the tokens of a text exactly as OpenAI's tiktoken
+// encodes it, in time linear (pre-tokenizing) and n·log n (merging) in the
+// length of the text.
+//
+// tiktoken splits a text into pieces with a regular expression, then
+// merges each piece's bytes pair by pair, always the pair of lowest rank,
+// leftmost first. The regular expression is written out by hand here (see
+// Pattern), and the merge of a long piece uses a heap instead of tiktoken's
+// quadratic rescans; both give the very same pieces and merges.
+package bpe
+
+import "math"
+
+// Encoder counts tokens for one vocabulary and pattern. It is immutable and
+// safe for concurrent use.
+type Encoder struct {
+	ranks map[string]int
+	split splitter
+}
+
+// New returns an Encoder for the byte-sequence ranks of a vocabulary (as
+// loaded from a .tiktoken file) and the pattern of its encoding.
+func New(ranks map[string]int, p Pattern) *Encoder {
+	bmpOnce.Do(buildBMP)
+	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpace}}
+}
+
+// NewJS returns an Encoder that reproduces gpt-tokenizer, the JavaScript
+// library: its regular expressions use JavaScript's \s, which includes
+// U+FEFF and excludes U+0085. ranks should be gpt-tokenizer's vocabulary.
+func NewJS(ranks map[string]int, p Pattern) *Encoder {
+	bmpOnce.Do(buildBMP)
+	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpaceJS}}
+}
+
+// Count returns the number of tokens of s, which must be valid UTF-8.
+func (e *Encoder) Count(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		j := e.split.next(s, i)
+		n += e.pieceCount(s[i:j])
+		i = j
+	}
+	return n
+}
+
+// Pieces returns the pre-tokenizer's pieces of s, for tests.
+func (e *Encoder) Pieces(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		j := e.split.next(s, i)
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
+}
+
+const noRank = math.MaxInt32
+
+// rank returns the rank of b as a token, or noRank.
+func (e *Encoder) rank(b string) int {
+	if r, ok := e.ranks[b]; ok {
+		return r
+	}
+	return noRank
+}
+
+// smallPiece is the length up to which the quadratic merge, on the stack,
+// beats the heap.
+const smallPiece = 64
+
+// pieceCount returns the number of tokens of one piece.
+func (e *Encoder) pieceCount(p string) int {
+	if len(p) <= 1 {
+		return len(p)
+	}
+	if _, ok := e.ranks[p]; ok {
+		return 1
+	}
+	if len(p) <= smallPiece {
+		return e.mergeSmall(p)
+	}
+	return e.mergeHeap(p)
+}
+
+// mergeSmall is tiktoken's byte_pair_merge: parts[i] is the start of a
+// token and the rank of it merged with the next token.
+func (e *Encoder) mergeSmall(p string) int {
+	type part struct{ start, rank int32 }
+	var buf [smallPiece + 1]part
+	parts := buf[:0]
+	for i := 0; i < len(p)-1; i++ {
+		parts = append(parts, part{int32(i), int32(e.rank(p[i : i+2]))})
+	}
+	parts = append(parts, part{int32(len(p) - 1), noRank}, part{int32(len(p)), noRank})
+	pairRank := func(i int) int32 {
+		if i+3 < len(parts) {
+			return int32(e.rank(p[parts[i].start:parts[i+3].start]))
+		}
+		return noRank
+	}
+	for {
+		min, at := int32(noRank), -1
+		for i, pt := range parts[:len(parts)-1] {
+			if pt.rank < min {
+				min, at = pt.rank, i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		if at > 0 {
+			parts[at-1].rank = pairRank(at - 1)
+		}
+		parts[at].rank = pairRank(at)
+		parts = append(parts[:at+1], parts[at+2:]...)
+	}
+	return len(parts) - 1
+}
+
+// mergeHeap merges like mergeSmall, with the candidate pairs in a min-heap
+// keyed by (rank, start) so that it pops the lowest rank, leftmost first,
+// exactly as the rescans do. Tokens form a linked list over their start
+// offsets; a heap entry is stale once its token died or its pair's rank
+// changed.
+func (e *Encoder) mergeHeap(p string) int {
+	n := len(p)
+	next := make([]int32, n+1) // start of the next token; n ends the list
+	prev := make([]int32, n+1)
+	rank := make([]int32, n+1) // rank of the token at i merged with the next one
+	h := make(minHeap, 0, n)
+	for i := 0; i < n; i++ {
+		next[i], prev[i] = int32(i+1), int32(i-1)
+	}
+	pair := func(i int32) int32 {
+		j := next[i]
+		if j >= int32(n) {
+			return noRank
+		}
+		return int32(e.rank(p[i:next[j]]))
+	}
+	for i := int32(0); i < int32(n); i++ {
+		if rank[i] = pair(i); rank[i] != noRank {
+			h.push(uint64(rank[i])<<32 | uint64(i))
+		}
+	}
+	count := n
+	for len(h) > 0 {
+		top := h.pop()
+		r, i := int32(top>>32), int32(top&0xffffffff)
+		if rank[i] != r {
+			continue // stale: the token died (noRank) or its pair grew
+		}
+		// Merge the token at i with the next one, j.
+		j := next[i]
+		next[i] = next[j]
+		if next[j] < int32(n) {
+			prev[next[j]] = i
+		}
+		rank[j] = noRank // dead
+		count--
+		if rank[i] = pair(i); rank[i] != noRank {
+			h.push(uint64(rank[i])<<32 | uint64(i))
+		}
+		if i > 0 {
+			q := prev[i]
+			if rank[q] = pair(q); rank[q] != noRank {
+				h.push(uint64(rank[q])<<32 | uint64(q))
+			}
+		}
+	}
+	return count
+}
+
+// minHeap is a binary min-heap of (rank<<32 | start) keys.
+type minHeap []uint64
+
+func (h *minHeap) push(x uint64) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if s[parent] <= s[i] {
+			break
+		}
+		s[parent], s[i] = s[i], s[parent]
+		i = parent
+	}
+}
+
+func (h *minHeap) pop() uint64 {
+	s := *h
+	top := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	s = s[:last]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(s) && s[l] < s[m] {
+			m = l
+		}
+		if r := l + 1; r < len(s) && s[r] < s[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
