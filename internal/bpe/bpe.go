@@ -9,13 +9,39 @@
 // quadratic rescans; both give the very same pieces and merges.
 package bpe
 
-import "math"
+import (
+	"math"
+	"strings"
+	"sync"
+)
 
-// Encoder counts tokens for one vocabulary and pattern. It is immutable and
-// safe for concurrent use.
+// Encoder counts tokens for one vocabulary and pattern. It is safe for
+// concurrent use: its only mutable state is a bounded cache of the counts
+// of pieces that needed merging.
 type Encoder struct {
 	ranks map[string]int
 	split splitter
+	cache [cacheShards]cacheShard
+}
+
+// The piece cache holds pieces of up to cachePieceMax bytes, at most
+// cacheShardSize pieces and cacheShardBytes bytes of them per shard (about
+// 8 MiB in all). A full shard is cleared.
+const (
+	cacheShards     = 16
+	cacheShardSize  = 4096
+	cacheShardBytes = 256 << 10
+	cachePieceMax   = 4096
+)
+
+type cacheShard struct {
+	mu    sync.RWMutex     // protects m and bytes
+	m     map[string]int32 // piece to token count
+	bytes int              // total length of the keys of m
+}
+
+func shardOf(p string) int {
+	return (len(p) + int(p[0])*7 + int(p[len(p)-1])*31) % cacheShards
 }
 
 // New returns an Encoder for the byte-sequence ranks of a vocabulary (as
@@ -42,6 +68,16 @@ func (e *Encoder) Count(s string) int {
 		i = j
 	}
 	return n
+}
+
+// ResetCache empties the piece cache, for benchmarks of a cold cache.
+func (e *Encoder) ResetCache() {
+	for i := range e.cache {
+		sh := &e.cache[i]
+		sh.mu.Lock()
+		sh.m, sh.bytes = nil, 0
+		sh.mu.Unlock()
+	}
 }
 
 // Pieces returns the pre-tokenizer's pieces of s, for tests.
@@ -77,10 +113,30 @@ func (e *Encoder) pieceCount(p string) int {
 	if _, ok := e.ranks[p]; ok {
 		return 1
 	}
-	if len(p) <= smallPiece {
-		return e.mergeSmall(p)
+	if len(p) > cachePieceMax {
+		return e.mergeHeap(p)
 	}
-	return e.mergeHeap(p)
+	sh := &e.cache[shardOf(p)]
+	sh.mu.RLock()
+	n, ok := sh.m[p]
+	sh.mu.RUnlock()
+	if ok {
+		return int(n)
+	}
+	var count int
+	if len(p) <= smallPiece {
+		count = e.mergeSmall(p)
+	} else {
+		count = e.mergeHeap(p)
+	}
+	sh.mu.Lock()
+	if sh.m == nil || len(sh.m) >= cacheShardSize || sh.bytes+len(p) > cacheShardBytes {
+		sh.m, sh.bytes = make(map[string]int32), 0
+	}
+	sh.m[strings.Clone(p)] = int32(count) // a copy: p is the caller's text
+	sh.bytes += len(p)
+	sh.mu.Unlock()
+	return count
 }
 
 // mergeSmall is tiktoken's byte_pair_merge: parts[i] is the start of a
@@ -141,9 +197,10 @@ func (e *Encoder) mergeHeap(p string) int {
 	}
 	for i := int32(0); i < int32(n); i++ {
 		if rank[i] = pair(i); rank[i] != noRank {
-			h.push(uint64(rank[i])<<32 | uint64(i))
+			h = append(h, uint64(rank[i])<<32|uint64(i))
 		}
 	}
+	h.init()
 	count := n
 	for len(h) > 0 {
 		top := h.pop()
@@ -172,20 +229,59 @@ func (e *Encoder) mergeHeap(p string) int {
 	return count
 }
 
-// minHeap is a binary min-heap of (rank<<32 | start) keys.
+// minHeap is a 4-ary min-heap of (rank<<32 | start) keys: shallower than
+// a binary heap, which makes its pops cheaper.
 type minHeap []uint64
 
 func (h *minHeap) push(x uint64) {
 	*h = append(*h, x)
 	s := *h
-	for i := len(s) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if s[parent] <= s[i] {
+	i := len(s) - 1
+	for i > 0 {
+		parent := (i - 1) / 4
+		if s[parent] <= x {
 			break
 		}
-		s[parent], s[i] = s[i], s[parent]
+		s[i] = s[parent]
 		i = parent
 	}
+	s[i] = x
+}
+
+// init orders the heap in place, in linear time.
+func (h minHeap) init() {
+	if len(h) < 2 {
+		return
+	}
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h minHeap) down(i int) {
+	x := h[i]
+	for {
+		c := 4*i + 1
+		if c >= len(h) {
+			break
+		}
+		m := c
+		end := c + 4
+		if end > len(h) {
+			end = len(h)
+		}
+		for k := c + 1; k < end; k++ {
+			if h[k] < h[m] {
+				m = k
+			}
+		}
+		if h[m] >= x {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = x
 }
 
 func (h *minHeap) pop() uint64 {
@@ -194,19 +290,8 @@ func (h *minHeap) pop() uint64 {
 	last := len(s) - 1
 	s[0] = s[last]
 	s = s[:last]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < len(s) && s[l] < s[m] {
-			m = l
-		}
-		if r := l + 1; r < len(s) && s[r] < s[m] {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
+	if len(s) > 0 {
+		s.down(0)
 	}
 	*h = s
 	return top
