@@ -16,6 +16,19 @@ const (
 	DefaultMessageOverhead     = 0          // see WithMessageOverhead
 )
 
+// OpenAIMessageOverhead is the tokens OpenAI's chat models (GPT-4o, GPT-4,
+// GPT-3.5-turbo) add to a message's content: <|im_start|>, the role (one
+// token for system, user, assistant and tool), <|im_sep|> and <|im_end|>.
+// With WithMessageOverhead(OpenAIMessageOverhead), the count of a payload
+// plus 3 (the reply priming, once per request, which recap leaves out
+// since it does not depend on what is summarized) is what OpenAI's
+// cookbook counts (3 per message plus the role's tokens) and what
+// gpt-tokenizer's encodeChat returns, for messages without a name. A
+// message name makes them differ: the cookbook adds 1 plus the name's
+// tokens, encodeChat replaces the role's token with the name's. recap does
+// not count names.
+const OpenAIMessageOverhead = 4
+
 // config is what the options set; a Compressor keeps it read-only.
 type config struct {
 	trigger  int
@@ -137,11 +150,10 @@ func WithSummarizeTimeout(d time.Duration) Option {
 }
 
 // WithMessageOverhead adds n tokens per message to every count, for the
-// framing a chat format adds around each message. n must not be negative.
-// The default, [DefaultMessageOverhead] (0), is what the seed client does.
-// OpenAI's published rule for GPT-4o chat input is 3 tokens per message
-// (plus 1 per message name and 3 to prime the reply, which recap does not
-// count since they do not depend on which messages are summarized).
+// framing a chat format adds around each message's content. n must not be
+// negative. The default, [DefaultMessageOverhead] (0), is what the seed
+// client does. [OpenAIMessageOverhead] is the framing of OpenAI's chat
+// models.
 func WithMessageOverhead(n int) Option {
 	return optionFunc(func(c *config) error {
 		if n < 0 {

@@ -49,6 +49,7 @@ type Compressor struct {
 	summarizer Summarizer
 	store      Store
 	cfg        config
+	counts     *countCache // token counts of the messages seen, bounded
 }
 
 // New returns a Compressor that summarizes with s and persists summaries in
@@ -70,7 +71,7 @@ func New(s Summarizer, st Store, opts ...Option) (*Compressor, error) {
 	if cfg.counter == nil {
 		cfg.counter = defaultCounter()
 	}
-	return &Compressor{summarizer: s, store: st, cfg: cfg}, nil
+	return &Compressor{summarizer: s, store: st, cfg: cfg, counts: newCountCache()}, nil
 }
 
 // defaultCounter returns the o200k_base counter, loaded on first count.

@@ -3,6 +3,7 @@ package recap
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -44,9 +45,13 @@ type encodingSpec struct {
 	file    string      // name of the embedded .tiktoken file
 	pattern bpe.Pattern // its pre-tokenizer
 
-	once sync.Once    // guards enc and err
-	enc  *bpe.Encoder // built on first use
-	err  error
+	once  sync.Once      // guards ranks, enc and err
+	ranks map[string]int // the vocabulary, loaded on first use
+	enc   *bpe.Encoder   // tiktoken's encoder
+	err   error
+
+	jsOnce sync.Once    // guards js
+	js     *bpe.Encoder // gpt-tokenizer's encoder, built on first use
 }
 
 // The encoders are built lazily, once per process, because loading a
@@ -69,9 +74,18 @@ func (e *encodingSpec) load() (*bpe.Encoder, error) {
 			e.err = fmt.Errorf("recap: load %s: %w", e.file, err)
 			return
 		}
-		e.enc = bpe.New(ranks, e.pattern)
+		e.ranks, e.enc = ranks, bpe.New(ranks, e.pattern)
 	})
 	return e.enc, e.err
+}
+
+// loadJS builds the gpt-tokenizer encoder on first use, on the same ranks.
+func (e *encodingSpec) loadJS() (*bpe.Encoder, error) {
+	if _, err := e.load(); err != nil {
+		return nil, err
+	}
+	e.jsOnce.Do(func() { e.js = bpe.NewJS(e.ranks, e.pattern) })
+	return e.js, nil
 }
 
 // TiktokenCounter counts tokens exactly as OpenAI's tiktoken does for one
@@ -86,6 +100,7 @@ func (e *encodingSpec) load() (*bpe.Encoder, error) {
 type TiktokenCounter struct {
 	name string
 	spec *encodingSpec
+	js   bool // count as gpt-tokenizer does (NewGPTTokenizerCounter)
 }
 
 // NewTiktokenCounter returns a counter for the named encoding, one of
@@ -100,6 +115,25 @@ func NewTiktokenCounter(encoding string) (*TiktokenCounter, error) {
 	return &TiktokenCounter{name: encoding, spec: spec}, nil
 }
 
+// NewGPTTokenizerCounter returns a counter that reproduces, token for
+// token, the counts of gpt-tokenizer 4 (the JavaScript library, with
+// disallowedSpecial empty) for the named encoding: for a backend that must
+// agree exactly with a JavaScript client using it, such as the seed's. It
+// differs from OpenAI's tiktoken, and so from [NewTiktokenCounter], only on
+// text with U+FEFF or U+0085: gpt-tokenizer's patterns use JavaScript's \s,
+// which takes U+FEFF for white space and U+0085 for punctuation, and its
+// merges never form a token that starts with U+FEFF. Contractions with the
+// long s ('ſ) differ too. Prefer NewTiktokenCounter, which counts what the
+// model is billed for.
+func NewGPTTokenizerCounter(encoding string) (*TiktokenCounter, error) {
+	c, err := NewTiktokenCounter(encoding)
+	if err != nil {
+		return nil, err
+	}
+	c.js = true
+	return c, nil
+}
+
 // Encoding returns the name of c's encoding.
 func (c *TiktokenCounter) Encoding() string { return c.name }
 
@@ -111,7 +145,11 @@ func (c *TiktokenCounter) CountTokens(text string) int {
 	if text == "" {
 		return 0
 	}
-	enc, err := c.spec.load()
+	load := c.spec.load
+	if c.js {
+		load = c.spec.loadJS
+	}
+	enc, err := load()
 	if err != nil {
 		return len(text)
 	}
@@ -211,4 +249,84 @@ func toValidUTF8(s string) string {
 		b.WriteRune(utf8.RuneError)
 	}
 	return b.String()
+}
+
+// countCache remembers the token counts of messages, keyed by a 64-bit
+// hash of the ID and the text, so that a long chat is not re-tokenized on
+// every turn. (Two different messages share a key with a probability of
+// about 2^-64.) It holds at most 2*countCacheSize entries: when the current
+// generation is full it becomes the old one and the old one is dropped; a
+// hit in the old generation moves the entry to the current one.
+type countCache struct {
+	seed maphash.Seed
+
+	mu  sync.Mutex       // protects cur and old
+	cur map[uint64]int32 // the current generation
+	old map[uint64]int32 // the previous generation
+}
+
+// countCacheSize bounds a generation of a countCache: 65,536 messages.
+const countCacheSize = 1 << 16
+
+func newCountCache() *countCache {
+	return &countCache{seed: maphash.MakeSeed()}
+}
+
+func (cc *countCache) key(id, text string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(cc.seed)
+	h.WriteString(id)
+	h.WriteByte(0)
+	h.WriteString(text)
+	return h.Sum64()
+}
+
+// countAll returns the tokens of each message's text, from the cache or
+// from tc, which it calls outside the lock.
+func (cc *countCache) countAll(tc TokenCounter, msgs []Message) []int {
+	counts := make([]int, len(msgs))
+	keys := make([]uint64, len(msgs))
+	texts := make([]string, len(msgs))
+	var missing []int
+	for i, m := range msgs {
+		texts[i] = m.Text()
+		keys[i] = cc.key(m.ID, texts[i])
+	}
+	cc.mu.Lock()
+	for i, k := range keys {
+		n, ok := cc.cur[k]
+		if !ok {
+			if n, ok = cc.old[k]; ok {
+				cc.put(k, n)
+			}
+		}
+		if !ok {
+			missing = append(missing, i)
+		}
+		counts[i] = int(n)
+	}
+	cc.mu.Unlock()
+	if len(missing) == 0 {
+		return counts
+	}
+	for _, i := range missing {
+		counts[i] = tc.CountTokens(texts[i])
+	}
+	cc.mu.Lock()
+	for _, i := range missing {
+		cc.put(keys[i], int32(counts[i]))
+	}
+	cc.mu.Unlock()
+	return counts
+}
+
+// put adds an entry to the current generation. cc.mu must be held.
+func (cc *countCache) put(k uint64, n int32) {
+	if len(cc.cur) >= countCacheSize {
+		cc.old, cc.cur = cc.cur, nil
+	}
+	if cc.cur == nil {
+		cc.cur = make(map[uint64]int32)
+	}
+	cc.cur[k] = n
 }

@@ -96,3 +96,17 @@ func FuzzCountTokens(f *testing.F) {
 		}
 	})
 }
+
+// TestLongInputsMatchOracle counts long single-piece texts, where the heap
+// merge does the work, and compares with tiktoken-go (quadratic on them, so
+// the texts are cut to 12 KB).
+func TestLongInputsMatchOracle(t *testing.T) {
+	c, _ := NewTiktokenCounter(O200kBase)
+	o := oracle(t, O200kBase)
+	for name, s := range pathological() {
+		s = s[:12_000]
+		if got, want := c.CountTokens(s), len(o.EncodeOrdinary(s)); got != want {
+			t.Errorf("%s: got %d tokens, tiktoken-go %d", name, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,44 @@ func TestTiktokenParity(t *testing.T) {
 	}
 }
 
+// TestGPTTokenizerParity asserts that the compatibility counter counts
+// every fixture text as gpt-tokenizer does.
+func TestGPTTokenizerParity(t *testing.T) {
+	cases := loadFixture(t)
+	for _, enc := range []struct {
+		name string
+		want func(fixtureCase) int
+	}{
+		{O200kBase, func(c fixtureCase) int { return c.O200kGPT }},
+		{Cl100kBase, func(c fixtureCase) int { return c.Cl100kGPT }},
+	} {
+		t.Run(enc.name, func(t *testing.T) {
+			c, err := NewGPTTokenizerCounter(enc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad, differ := 0, 0
+			for i, fc := range cases {
+				want := enc.want(fc)
+				if got := c.CountTokens(fc.text); got != want {
+					if bad++; bad <= 20 {
+						t.Errorf("case %d (%s) %q: got %d tokens, gpt-tokenizer %d", i, fc.Cat, show(fc.text), got, want)
+					}
+				}
+				if fc.O200k != fc.O200kGPT {
+					differ++
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d texts mismatch", bad, len(cases))
+			}
+			if differ < 50 {
+				t.Errorf("only %d fixture texts tell gpt-tokenizer from tiktoken; the fixture must exercise the differences", differ)
+			}
+		})
+	}
+}
+
 // TestGPTTokenizerDifferences pins down where gpt-tokenizer (the seed's
 // counter) and tiktoken differ: only in texts with U+FEFF or U+0085.
 func TestGPTTokenizerDifferences(t *testing.T) {
@@ -128,5 +167,46 @@ func TestToValidUTF8(t *testing.T) {
 				t.Errorf("toValidUTF8(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestOpenAIMessageOverhead checks OpenAIMessageOverhead against the
+// encodeChat lengths of testdata/tokens/chats.json, made by gpt-tokenizer
+// for gpt-4o: payload tokens with the overhead, plus 3 for the reply
+// priming.
+func TestOpenAIMessageOverhead(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "tokens", "chats.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chats []struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+		EncodeChat int `json:"encodeChat"`
+	}
+	if err := json.Unmarshal(data, &chats); err != nil {
+		t.Fatal(err)
+	}
+	if len(chats) < 20 {
+		t.Fatalf("only %d chats", len(chats))
+	}
+	tc, err := NewGPTTokenizerCounter(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(nil, nil, WithTokenCounter(tc), WithMessageOverhead(OpenAIMessageOverhead))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, chat := range chats {
+		msgs := make([]Message, len(chat.Messages))
+		for j, m := range chat.Messages {
+			msgs[j] = Message{ID: fmt.Sprint(j), Role: Role(m.Role), Content: m.Content}
+		}
+		if got := c.tokens(nil, msgs) + 3; got != chat.EncodeChat {
+			t.Errorf("chat %d: %d tokens with the overhead, encodeChat says %d", i, got, chat.EncodeChat)
+		}
 	}
 }

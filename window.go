@@ -96,7 +96,14 @@ func (c *Compressor) Plan(msgs []Message, existing Summary) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	return c.plan(msgs, ix, existing)
+	p, err := c.plan(msgs, ix, existing)
+	if err != nil {
+		return Plan{}, err
+	}
+	for _, part := range []*[]Message{&p.Pinned, &p.Covered, &p.Summarize, &p.Window, &p.Turn} {
+		*part = fresh(*part)
+	}
+	return p, nil
 }
 
 // index validates msgs and maps each ID to its position.
@@ -119,6 +126,8 @@ func index(msgs []Message) (map[string]int, error) {
 	return ix, nil
 }
 
+// plan is Plan on validated msgs, returning views of msgs rather than
+// copies.
 func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (Plan, error) {
 	// Pinned: the leading system messages.
 	pinned := 0
@@ -162,24 +171,30 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 		}
 	}
 
-	p.Pinned = fresh(msgs[:pinned])
-	p.Covered = fresh(msgs[pinned:start])
-	p.Summarize = fresh(history[:w])
-	p.Window = fresh(history[w:])
-	p.Turn = fresh(msgs[turn:])
-	if p.SummaryMessage != nil {
-		p.Tokens = c.count(*p.SummaryMessage)
-	}
-	for _, m := range p.Summarize {
-		p.Tokens += c.count(m)
-	}
+	// Views of msgs: Plan copies them for its caller; Compress copies only
+	// the payload it returns.
+	p.Pinned = msgs[:pinned:pinned]
+	p.Covered = msgs[pinned:start:start]
+	p.Summarize = history[:w:w]
+	p.Window = history[w:]
+	p.Turn = msgs[turn:]
+	p.Tokens = c.tokens(p.SummaryMessage, p.Summarize)
 	p.Trigger = p.Tokens > c.cfg.trigger && len(p.Summarize) > 0
 	return p, nil
 }
 
-// count returns the tokens of one message.
-func (c *Compressor) count(m Message) int {
-	return c.cfg.counter.CountTokens(m.Text()) + c.cfg.overhead
+// tokens returns the tokens of the summary message (if any) and msgs,
+// each counted as its Text plus the message overhead, with the counts the
+// Compressor remembers from earlier calls.
+func (c *Compressor) tokens(summary *Message, msgs []Message) int {
+	n := 0
+	if summary != nil {
+		n += c.counts.countAll(c.cfg.counter, []Message{*summary})[0] + c.cfg.overhead
+	}
+	for _, k := range c.counts.countAll(c.cfg.counter, msgs) {
+		n += k + c.cfg.overhead
+	}
+	return n
 }
 
 // fresh returns a copy of msgs in a new slice, or nil if it is empty.

@@ -13,6 +13,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Encoder counts tokens for one vocabulary and pattern. It is safe for
@@ -21,6 +22,7 @@ import (
 type Encoder struct {
 	ranks map[string]int
 	split splitter
+	js    bool // reproduce gpt-tokenizer's lookups (see NewJS)
 	cache [cacheShards]cacheShard
 }
 
@@ -51,12 +53,16 @@ func New(ranks map[string]int, p Pattern) *Encoder {
 	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpace}}
 }
 
-// NewJS returns an Encoder that reproduces gpt-tokenizer, the JavaScript
-// library: its regular expressions use JavaScript's \s, which includes
-// U+FEFF and excludes U+0085. ranks should be gpt-tokenizer's vocabulary.
+// NewJS returns an Encoder that reproduces gpt-tokenizer 4, the JavaScript
+// library, on the same vocabulary. It differs from tiktoken in three ways:
+// its regular expressions use JavaScript's \s, which includes U+FEFF and
+// excludes U+0085; its contractions match 's and 'S but not 'ſ; and it
+// looks a byte sequence up as the string TextDecoder makes of it, which
+// drops a leading byte order mark, so that no merge can form a token that
+// starts with U+FEFF.
 func NewJS(ranks map[string]int, p Pattern) *Encoder {
 	bmpOnce.Do(buildBMP)
-	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpaceJS}}
+	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpaceJS, asciiCase: true}, js: true}
 }
 
 // Count returns the number of tokens of s, which must be valid UTF-8.
@@ -93,8 +99,20 @@ func (e *Encoder) Pieces(s string) []string {
 
 const noRank = math.MaxInt32
 
+// bom is U+FEFF, the byte order mark, in UTF-8.
+const bom = "\uFEFF"
+
 // rank returns the rank of b as a token, or noRank.
 func (e *Encoder) rank(b string) int {
+	if e.js && strings.HasPrefix(b, bom) && utf8.ValidString(b) {
+		// gpt-tokenizer decodes the bytes with TextDecoder, which drops
+		// the BOM, and looks the rest up among the tokens it keeps as
+		// strings, which are those that do not start with a BOM.
+		b = b[len(bom):]
+		if b == "" || strings.HasPrefix(b, bom) {
+			return noRank
+		}
+	}
 	if r, ok := e.ranks[b]; ok {
 		return r
 	}
@@ -110,7 +128,7 @@ func (e *Encoder) pieceCount(p string) int {
 	if len(p) <= 1 {
 		return len(p)
 	}
-	if _, ok := e.ranks[p]; ok {
+	if _, ok := e.ranks[p]; ok && !(e.js && strings.HasPrefix(p, bom)) {
 		return 1
 	}
 	if len(p) > cachePieceMax {

@@ -32,8 +32,9 @@ const (
 // in the pattern's order, which is what a backtracking regex engine does
 // (leftmost-first alternation, greedy quantifiers).
 type splitter struct {
-	pattern Pattern
-	space   uint8 // the class \s stands for: cSpace, or cSpaceJS
+	pattern   Pattern
+	space     uint8 // the class \s stands for: cSpace, or cSpaceJS
+	asciiCase bool  // contractions fold ASCII case only, as gpt-tokenizer's do
 }
 
 // next returns the end of the piece that starts at i < len(s).
@@ -46,10 +47,10 @@ func (p splitter) next(s string, i int) int {
 		return p.nextR50k(s, i, r, n, c)
 	}
 	if c&(cNumber|cNewline) == 0 {
-		if e := p.prefixed(s, i, n, c, upperLower); e >= 0 {
+		if e := p.prefixed(s, i, n, c, true); e >= 0 {
 			return e
 		}
-		if e := p.prefixed(s, i, n, c, upperThenLower); e >= 0 {
+		if e := p.prefixed(s, i, n, c, false); e >= 0 {
 			return e
 		}
 	}
@@ -64,7 +65,7 @@ func (p splitter) next(s string, i int) int {
 
 func (p splitter) nextCl100k(s string, i int, r rune, n int, c uint8) int {
 	if r == '\'' {
-		if e := contraction(s, i); e > i {
+		if e := p.contraction(s, i); e > i {
 			return e
 		}
 	}
@@ -110,21 +111,28 @@ func (p splitter) nextR50k(s string, i int, r rune, n int, c uint8) int {
 	return p.spaces(s, i, n)
 }
 
-// prefixed matches [^\r\n\p{L}\p{N}]?BODY at i: first with the optional
-// character taken, then without it.
-func (p splitter) prefixed(s string, i, n int, c uint8, body func(string, int) int) int {
+// prefixed matches [^\r\n\p{L}\p{N}]?BODY at i, where BODY is
+// upperLower (the first alternative) or upperThenLower (the second): first
+// with the optional character taken, then without it.
+func (p splitter) prefixed(s string, i, n int, c uint8, first bool) int {
+	body := func(j int) int {
+		if first {
+			return p.upperLower(s, j)
+		}
+		return p.upperThenLower(s, j)
+	}
 	if c&(cLetter|cNumber|cNewline) == 0 && i+n < len(s) {
-		if e := body(s, i+n); e >= 0 {
+		if e := body(i + n); e >= 0 {
 			return e
 		}
 	}
-	return body(s, i)
+	return body(i)
 }
 
 // upperLower matches [U]*[L]+('s|...)? at j, where U is
 // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] and L is [\p{Ll}\p{Lm}\p{Lo}\p{M}].
 // U* takes as much as it can while leaving an L to match after it.
-func upperLower(s string, j int) int {
+func (p splitter) upperLower(s string, j int) int {
 	k, lastBoth := j, -1
 	for k < len(s) {
 		_, n, c := decode(s, k)
@@ -145,11 +153,11 @@ func upperLower(s string, j int) int {
 	if start < 0 {
 		return -1
 	}
-	return contraction(s, lowers(s, start))
+	return p.contraction(s, lowers(s, start))
 }
 
 // upperThenLower matches [U]+[L]*('s|...)? at j.
-func upperThenLower(s string, j int) int {
+func (p splitter) upperThenLower(s string, j int) int {
 	k := j
 	for k < len(s) {
 		_, n, c := decode(s, k)
@@ -161,7 +169,7 @@ func upperThenLower(s string, j int) int {
 	if k == j {
 		return -1
 	}
-	return contraction(s, lowers(s, k))
+	return p.contraction(s, lowers(s, k))
 }
 
 // lowers returns the end of the run of L characters at k.
@@ -203,7 +211,7 @@ func numbers(s string, k, max int) int {
 // contraction returns the end of (?i:'s|'t|'re|'ve|'m|'ll|'d) at e, or e if
 // there is none there. Case-insensitive matching folds as Unicode simple
 // case folding does, so 's also matches 'S and 'ſ (U+017F).
-func contraction(s string, e int) int {
+func (p splitter) contraction(s string, e int) int {
 	if e+1 >= len(s) || s[e] != '\'' {
 		return e
 	}
@@ -214,7 +222,7 @@ func contraction(s string, e int) int {
 		return k + 1
 	case is(k, 'r') && is(k+1, 'e'), is(k, 'v') && is(k+1, 'e'), is(k, 'l') && is(k+1, 'l'):
 		return k + 2
-	case k+1 < len(s) && s[k] == 0xC5 && s[k+1] == 0xBF: // ſ
+	case !p.asciiCase && k+1 < len(s) && s[k] == 0xC5 && s[k+1] == 0xBF: // ſ
 		return k + 2
 	}
 	return e

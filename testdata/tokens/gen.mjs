@@ -17,6 +17,7 @@ const require = createRequire(import.meta.url);
 const { get_encoding } = require("tiktoken");
 const gptO200k = require("gpt-tokenizer/encoding/o200k_base");
 const gptCl100k = require("gpt-tokenizer/encoding/cl100k_base");
+const gpt4o = require("gpt-tokenizer/model/gpt-4o");
 
 let seed = 20261202;
 function rnd() { // mulberry32
@@ -193,3 +194,14 @@ const out = cases.map(([cat, bytes]) => {
 writeFileSync("fixture.jsonl", out.join("\n") + "\n");
 const diff = (k) => out.map(JSON.parse).filter((r) => r[k] !== r[k + "_gpt"]).length;
 console.log(`${out.length} texts; gpt-tokenizer differs from tiktoken on ${diff("o200k")} (o200k) and ${diff("cl100k")} (cl100k)`);
+
+// chats.json: chats (without names) with gpt-tokenizer's encodeChat length
+// for gpt-4o, which frames each message as <|im_start|>role<|im_sep|>
+// content<|im_end|> and primes the reply with 3 more tokens.
+const roles = ["system", "user", "assistant", "user", "assistant", "tool"];
+const chats = [];
+for (let i = 0; i < 40; i++) {
+  const msgs = rep(int(1, 12), (_, k) => ({ role: k === 0 && rnd() < 0.5 ? "system" : pick(roles.slice(1)), content: dec.decode(pick(cases)[1]).slice(0, 300) }));
+  chats.push({ messages: msgs, encodeChat: gpt4o.encodeChat(msgs, undefined, none).length });
+}
+writeFileSync("chats.json", JSON.stringify(chats, null, 1) + "\n");
