@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -209,4 +210,76 @@ func TestOpenAIMessageOverhead(t *testing.T) {
 			t.Errorf("chat %d: %d tokens with the overhead, encodeChat says %d", i, got, chat.EncodeChat)
 		}
 	}
+}
+
+func TestCounterForModel(t *testing.T) {
+	tests := []struct {
+		model, want string
+	}{
+		{"gpt-4o", O200kBase},
+		{"gpt-4o-mini-2024-07-18", O200kBase},
+		{"chatgpt-4o-latest", O200kBase},
+		{"gpt-4.1-nano", O200kBase},
+		{"gpt-4.5-preview", O200kBase},
+		{"gpt-5", O200kBase},
+		{"o1-mini", O200kBase},
+		{"o3", O200kBase},
+		{"o4-mini", O200kBase},
+		{"gpt-4", Cl100kBase},
+		{"gpt-4-turbo", Cl100kBase},
+		{"gpt-4-0314", Cl100kBase},
+		{"gpt-3.5-turbo-0125", Cl100kBase},
+		{"gpt-35-turbo", Cl100kBase},
+		{"text-embedding-3-small", Cl100kBase},
+		{"text-davinci-003", P50kBase},
+		{"code-davinci-002", P50kBase},
+		{"davinci", R50kBase},
+		{"cl100k_base", Cl100kBase},
+		{"o200k_base", O200kBase},
+	}
+	for _, tt := range tests {
+		c, err := CounterForModel(tt.model)
+		if err != nil || c.Encoding() != tt.want {
+			t.Errorf("CounterForModel(%q) = %v, %v; want %s", tt.model, c, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "llama-3", "claude-3-opus", "GPT-4O"} {
+		if _, err := CounterForModel(bad); !errors.Is(err, ErrUnknownEncoding) {
+			t.Errorf("CounterForModel(%q) error = %v, want ErrUnknownEncoding", bad, err)
+		}
+	}
+	if _, err := NewTiktokenCounter("o300k_base"); !errors.Is(err, ErrUnknownEncoding) {
+		t.Errorf("NewTiktokenCounter(unknown) error = %v, want ErrUnknownEncoding", err)
+	}
+	if _, err := NewGPTTokenizerCounter("nope"); !errors.Is(err, ErrUnknownEncoding) {
+		t.Errorf("NewGPTTokenizerCounter(unknown) error = %v, want ErrUnknownEncoding", err)
+	}
+}
+
+// FuzzCountTokensAnyBytes: any bytes at all, invalid UTF-8 and special
+// token text included, are counted without a panic, the same way twice,
+// and with at least one and at most one token per byte of the text as a
+// JavaScript client decodes it.
+func FuzzCountTokensAnyBytes(f *testing.F) {
+	for _, s := range []string{"", "\xff\xfe", "<|endoftext|><|im_start|>", "a\xe2\x82b", "\xef\xbb\xbf\xc2\x85"} {
+		f.Add(s)
+	}
+	counters := []*TiktokenCounter{}
+	for _, enc := range allEncodings {
+		c, _ := NewTiktokenCounter(enc)
+		g, _ := NewGPTTokenizerCounter(enc)
+		counters = append(counters, c, g)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		js := toValidUTF8(s)
+		for _, c := range counters {
+			n := c.CountTokens(s)
+			if n != c.CountTokens(s) {
+				t.Fatalf("%s: two counts of %q differ", c.Encoding(), s)
+			}
+			if (s == "") != (n == 0) || n > len(js) {
+				t.Fatalf("%s: CountTokens(%q) = %d", c.Encoding(), s, n)
+			}
+		}
+	})
 }
