@@ -29,7 +29,36 @@ var (
 	// ErrInvalidOption is matched by every error that [New] and
 	// [OptionsFromEnv] return for a bad option value.
 	ErrInvalidOption = errors.New("recap: invalid option")
+
+	// ErrSummaryTooLong reports a summary over WithMaxSummaryTokens, twice,
+	// or longer in tokens than what it summarizes, which is no compression.
+	// Compress absorbs it into [Result.Err] and stores nothing.
+	ErrSummaryTooLong = errors.New("recap: summary too long")
+
+	// ErrSummarizerPanic reports a Summarizer that panicked. Compress
+	// recovers the panic and absorbs it like any summarizer failure, so
+	// that one bad summary never breaks the chat; the error carries the
+	// panic value and stack (see [PanicError]).
+	ErrSummarizerPanic = errors.New("recap: summarizer panicked")
+
+	// ErrBudget is returned by Compress when the pinned prompt and the
+	// current turn alone exceed WithMaxPayloadTokens.
+	ErrBudget = errors.New("recap: pinned prompt and current turn exceed the payload budget")
 )
+
+// PanicError is a recovered panic of a Summarizer. It matches
+// [ErrSummarizerPanic] with [errors.Is].
+type PanicError struct {
+	Value any    // what the Summarizer panicked with
+	Stack []byte // the goroutine's stack at the panic
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("recap: summarizer panicked: %v", e.Value)
+}
+
+// Is reports whether target is [ErrSummarizerPanic].
+func (e *PanicError) Is(target error) bool { return target == ErrSummarizerPanic }
 
 // MessageError describes an invalid message of the input. It matches
 // [ErrInvalidMessage] with [errors.Is].

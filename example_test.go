@@ -8,15 +8,18 @@ import (
 	"github.com/recapgo/recap"
 )
 
-// A Summarizer that a real program would back with an LLM; this one lists
-// what it folded in, so the example's output is deterministic.
+// A Summarizer that a real program would back with an LLM; this one keeps
+// the assistant's answers, so the example's output is deterministic.
 var listSummarizer = recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
 	var b strings.Builder
+	b.WriteString("Answers so far:")
 	if req.Previous != "" {
-		b.WriteString(req.Previous + " ")
+		b.WriteString(" " + strings.TrimPrefix(req.Previous, "Answers so far: "))
 	}
 	for _, m := range req.Messages {
-		fmt.Fprintf(&b, "[%s] %s. ", m.Role, m.Text())
+		if m.Role == recap.RoleAssistant {
+			b.WriteString(" " + m.Text())
+		}
 	}
 	return b.String(), nil
 })
@@ -55,7 +58,7 @@ func Example() {
 	fmt.Println("boundary:", res.Summary.LastMessageID)
 	// Output:
 	// system    You are terse.
-	// system    [user] What is the capital of France?. [assistant] Paris.. [user] And of Italy?. [assistant] Rome..
+	// system    Answers so far: Paris. Rome.
 	// user      And of Spain?
 	// assistant Madrid.
 	// user      Which is the largest?

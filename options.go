@@ -3,6 +3,7 @@ package recap
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -31,12 +32,19 @@ const OpenAIMessageOverhead = 4
 
 // config is what the options set; a Compressor keeps it read-only.
 type config struct {
-	trigger  int
-	window   int
-	counter  TokenCounter
-	role     Role
-	timeout  time.Duration
-	overhead int
+	trigger    int
+	window     int
+	counter    TokenCounter
+	role       Role
+	timeout    time.Duration
+	overhead   int
+	maxSummary int          // 0: no limit
+	maxPayload int          // 0: no limit
+	maxInput   int          // 0: no limit
+	fallback   Summarizer   // nil: none
+	hooks      Hooks        // zero: none
+	logger     *slog.Logger // nil: silent
+	now        func() time.Time
 }
 
 func defaultConfig() config {
@@ -45,6 +53,7 @@ func defaultConfig() config {
 		window:   DefaultWindowConversations,
 		role:     DefaultSummaryRole,
 		overhead: DefaultMessageOverhead,
+		now:      time.Now,
 	}
 }
 
@@ -160,6 +169,126 @@ func WithMessageOverhead(n int) Option {
 			return invalid("WithMessageOverhead", "%d is negative", n)
 		}
 		c.overhead = n
+		return nil
+	})
+}
+
+// WithMaxSummaryTokens bounds a summary to n tokens: the Summarizer is told
+// so in [SummarizeRequest.MaxTokens], and a longer summary is asked for
+// again, once, then rejected ([ErrSummaryTooLong], absorbed like any
+// summarizer failure). n must not be negative; 0, the default, means no
+// bound. Keep n well under the trigger, or every new message would set off
+// another summarization.
+func WithMaxSummaryTokens(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 0 {
+			return invalid("WithMaxSummaryTokens", "%d is negative", n)
+		}
+		c.maxSummary = n
+		return nil
+	})
+}
+
+// WithMaxPayloadTokens sets a hard ceiling of n tokens on the whole
+// payload. When summarizing is not enough (it failed, or the window itself
+// is huge), Compress leaves out the oldest conversations between the
+// summary and the current turn, then the summary message, and lists them in
+// [Result.Dropped]; the Store is not changed by this, so nothing is lost
+// from the chat's history. The pinned prompt and the current turn are never
+// left out: if they alone exceed n, Compress returns [ErrBudget]. n must
+// not be negative; 0, the default, means no ceiling.
+func WithMaxPayloadTokens(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 0 {
+			return invalid("WithMaxPayloadTokens", "%d is negative", n)
+		}
+		c.maxPayload = n
+		return nil
+	})
+}
+
+// WithMaxSummarizeInput bounds what one Summarizer call is given to n
+// tokens (the previous summary and the messages). A larger part to
+// summarize, such as the backlog of a long outage, is folded in chunks,
+// oldest first, each merged into the running summary and saved before the
+// next, so progress survives a later failure. A single message larger than
+// a chunk is truncated for the Summarizer, with a marker saying so; it is
+// never left out. n must not be negative; 0, the default, means one call.
+func WithMaxSummarizeInput(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 0 {
+			return invalid("WithMaxSummarizeInput", "%d is negative", n)
+		}
+		c.maxInput = n
+		return nil
+	})
+}
+
+// WithFallbackSummarizer sets a Summarizer to use when the main one fails
+// (an error, a timeout, a panic, an empty or over-long summary), such as an
+// offline extractive one. Its summary is checked and saved like any other;
+// [Result.Fallback] reports its use and [Result.Err] the main one's
+// failure. The default is none.
+func WithFallbackSummarizer(s Summarizer) Option {
+	return optionFunc(func(c *config) error {
+		if s == nil {
+			return invalid("WithFallbackSummarizer", "nil Summarizer")
+		}
+		c.fallback = s
+		return nil
+	})
+}
+
+// Hooks are functions that Compress calls around each Summarizer call, for
+// metrics and progress indicators (the seed client's spinner). Either may
+// be nil. They are called synchronously, on the goroutine of Compress,
+// with no lock held; a hook that panics or blocks is the caller's bug and
+// is not recovered.
+type Hooks struct {
+	// SummarizeStart is called before a Summarizer call.
+	SummarizeStart func(SummarizeEvent)
+	// SummarizeEnd is called after it, with Duration, OutputTokens and Err
+	// set.
+	SummarizeEnd func(SummarizeEvent)
+}
+
+// SummarizeEvent describes one Summarizer call.
+type SummarizeEvent struct {
+	ChatID       string
+	Messages     int           // messages folded in
+	InputTokens  int           // tokens of the previous summary and the messages
+	OutputTokens int           // tokens of the summary returned (end only)
+	Duration     time.Duration // how long the call took (end only)
+	Fallback     bool          // the fallback Summarizer was called
+	Err          error         // why the summary was rejected, or nil (end only)
+}
+
+// WithHooks sets the hooks called around each Summarizer call. The default
+// is none. Of two WithHooks options the last wins.
+func WithHooks(h Hooks) Option {
+	return optionFunc(func(c *config) error {
+		c.hooks = h
+		return nil
+	})
+}
+
+// WithLogger has Compress log to l: each summarization at level Info and
+// each absorbed failure at level Warn. The default is no logging at all.
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) error {
+		c.logger = l
+		return nil
+	})
+}
+
+// WithClock sets the clock used to measure the durations reported to
+// hooks. The default is time.Now.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(c *config) error {
+		if now == nil {
+			return invalid("WithClock", "nil clock")
+		}
+		c.now = now
 		return nil
 	})
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // SummarizeRequest is what a Summarizer is asked to fold into a summary.
@@ -15,8 +18,12 @@ type SummarizeRequest struct {
 	// new summary must keep what it says: it replaces it.
 	Previous string
 	// Messages are the messages to fold in, oldest first. They are copies:
-	// the Summarizer may keep or modify them.
+	// the Summarizer may keep or modify them. A message too large for
+	// WithMaxSummarizeInput is cut, with a marker saying so.
 	Messages []Message
+	// MaxTokens is the most tokens the summary may have (see
+	// WithMaxSummaryTokens), or 0 for no limit.
+	MaxTokens int
 }
 
 // Summarizer writes a chat summary, usually by asking an LLM.
@@ -50,6 +57,7 @@ type Compressor struct {
 	store      Store
 	cfg        config
 	counts     *countCache // token counts of the messages seen, bounded
+	flights    flights     // summarizations in progress, by chat
 }
 
 // New returns a Compressor that summarizes with s and persists summaries in
@@ -71,6 +79,9 @@ func New(s Summarizer, st Store, opts ...Option) (*Compressor, error) {
 	if cfg.counter == nil {
 		cfg.counter = defaultCounter()
 	}
+	if cfg.maxSummary > 0 && cfg.maxInput > 0 && cfg.maxSummary >= cfg.maxInput {
+		return nil, invalid("WithMaxSummaryTokens", "%d is not below WithMaxSummarizeInput's %d: a summary would leave no room for messages", cfg.maxSummary, cfg.maxInput)
+	}
 	return &Compressor{summarizer: s, store: st, cfg: cfg, counts: newCountCache()}, nil
 }
 
@@ -85,111 +96,424 @@ type Result struct {
 	// Payload is what to send to the LLM:
 	// [pinned][summary][window][current turn] after a summarization, or
 	// [pinned][old summary][history after its boundary][current turn]
-	// otherwise. It is a fresh slice.
+	// otherwise, less what Dropped lists. It is a fresh slice.
 	Payload []Message
+	// PayloadTokens is the measured size of Payload: each message's Text
+	// plus the message overhead.
+	PayloadTokens int
 	// Summary is the summary in force after the call: the one the Store
 	// holds for the chat, or the zero Summary when there is none or the
 	// stored one is stale.
 	Summary Summary
 	// Summarized reports whether this call made and saved a new summary.
+	// After a backlog folded in chunks it may cover only part of the
+	// history, the rest staying raw in Payload.
 	Summarized bool
+	// Fallback reports that the summary was made by the fallback
+	// Summarizer (see WithFallbackSummarizer).
+	Fallback bool
 	// Tokens is the measured size of the part to summarize (see
 	// [Plan.Tokens]).
 	Tokens int
 	// Stale reports that the stored summary's boundary was not found in
 	// the history, so the summary was not used.
 	Stale bool
+	// Dropped are the messages left out of Payload to keep it within
+	// WithMaxPayloadTokens, oldest first. They are still in the chat's
+	// history: the Store is not changed by dropping.
+	Dropped []Message
 	// Err is a failure that Compress absorbed: the Summarizer failed, timed
-	// out or returned an empty summary, or the Store failed to save. The
-	// Store then still holds its previous summary and Payload does not
-	// depend on the failed step.
+	// out, panicked or returned an empty or over-long summary (see
+	// [ErrEmptySummary], [ErrSummaryTooLong], [ErrSummarizerPanic]), or the
+	// Store failed to save. The Store then holds the last summary that was
+	// saved and Payload is built on it.
 	Err error
 }
+
+// maxAttempts bounds how often Compress plans again after losing a race
+// to another writer or waiting for another call's summarization.
+const maxAttempts = 3
 
 // Compress plans msgs (see [Compressor.Plan]) against the summary the Store
 // holds for chatID and, when the trigger fires, summarizes, saves the new
 // summary with a compare-and-swap and returns the compressed payload.
 // Compress never modifies msgs.
 //
+// Concurrent calls for the same chat on one Compressor share one
+// summarization: one call summarizes and saves while the others wait for it
+// and then plan against its summary. Across processes the Store's
+// compare-and-swap is the guard: a Save that loses a race ([ErrConflict])
+// makes Compress load the winner's summary and plan again.
+//
 // Failures of the summarization are absorbed as in the seed client: the
-// payload is then the unsummarized one and [Result.Err] says what failed,
-// with a nil error. A Save that loses a race ([ErrConflict]) makes Compress
-// load the winner's summary and plan again, once.
+// Store keeps its last saved summary, [Result.Err] says what failed, the
+// payload is built on what the Store holds, and the error is nil.
 //
 // Compress returns an error, and a zero Result, for invalid messages (the
 // errors of Plan), for a Store Load that fails, and when ctx is done
-// (ctx.Err()); in these cases it has stored nothing.
+// (ctx.Err()); in these cases it has stored nothing further. It returns
+// [ErrBudget] with the smallest possible payload (the pinned prompt and the
+// current turn) when even that exceeds WithMaxPayloadTokens.
 func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message) (Result, error) {
 	if c.summarizer == nil || c.store == nil {
 		return Result{}, fmt.Errorf("%w: Compress needs a Summarizer and a Store", ErrInvalidOption)
 	}
-	ix, err := index(msgs)
+	msgs, ix, echoed, err := prepare(msgs)
 	if err != nil {
 		return Result{}, err
 	}
+	var res Result
+	var p Plan
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		prev, err := c.store.Load(ctx, chatID)
-		if err != nil {
-			if ctx.Err() != nil {
-				return Result{}, ctx.Err()
-			}
-			return Result{}, fmt.Errorf("recap: load summary of chat %q: %w", chatID, err)
-		}
-		p, err := c.plan(msgs, ix, prev)
+		prev, err := c.load(ctx, chatID)
 		if err != nil {
 			return Result{}, err
 		}
-		res := Result{Payload: p.Payload(), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale}
+		if p, err = c.plan(msgs, ix, prev); err != nil {
+			return Result{}, err
+		}
+		p.Echoed = echoed
+		res = Result{Payload: p.Payload(), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale}
 		if !p.Trigger {
-			return res, nil
+			break
 		}
-
-		text, err := c.summarize(ctx, chatID, p)
-		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
+		if attempt > maxAttempts {
+			res.Err = fmt.Errorf("recap: summarize chat %q: gave up after %d attempts: %w", chatID, maxAttempts, ErrConflict)
+			break
 		}
+		f, leader := c.flights.join(chatID)
+		if !leader {
+			select {
+			case <-f.done:
+			case <-ctx.Done():
+				return Result{}, ctx.Err()
+			}
+			if f.err != nil {
+				res.Err = f.err // the summarization this call waited for failed
+				break
+			}
+			continue // plan against the summary it saved
+		}
+		out, err := c.lead(ctx, chatID, f, prev, p)
 		if err != nil {
-			res.Err = err
-			return res, nil
+			return Result{}, err
 		}
-		next := Summary{Text: text, LastMessageID: p.Boundary()}
-		err = c.store.Save(ctx, chatID, prev, next)
-		switch {
-		case err == nil:
-			res.Payload = p.summarized(next, c.cfg.role)
-			res.Summary = next
-			res.Summarized = true
-			return res, nil
-		case ctx.Err() != nil:
-			return Result{}, ctx.Err()
-		case errors.Is(err, ErrConflict) && attempt == 1:
-			continue // another writer saved first: plan against its summary
-		default:
-			res.Err = fmt.Errorf("recap: save summary of chat %q: %w", chatID, err)
-			return res, nil
+		if out.retry {
+			continue
 		}
+		res.Summary, res.Summarized, res.Fallback, res.Err = out.summary, out.saved, out.fallback, out.err
+		if out.saved {
+			res.Payload = p.after(out.summary, c.cfg.role)
+		}
+		break
 	}
+	if res.Err != nil {
+		c.log(ctx, slog.LevelWarn, "summary not updated", chatID, "err", res.Err)
+	}
+	return c.fit(res, p)
 }
 
-// summarize asks the Summarizer to fold p.Summarize into p.Summary and
-// returns the trimmed summary.
-func (c *Compressor) summarize(ctx context.Context, chatID string, p Plan) (string, error) {
+// load returns the stored summary of chatID.
+func (c *Compressor) load(ctx context.Context, chatID string) (Summary, error) {
+	prev, err := c.store.Load(ctx, chatID)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Summary{}, ctx.Err()
+		}
+		return Summary{}, fmt.Errorf("recap: load summary of chat %q: %w", chatID, err)
+	}
+	return prev, nil
+}
+
+// outcome is what a leading call's summarization came to.
+type outcome struct {
+	retry    bool    // the Store changed under it: plan again
+	summary  Summary // the summary in force
+	saved    bool    // summary is new and saved
+	fallback bool    // made by the fallback Summarizer
+	err      error   // absorbed failure
+}
+
+// lead summarizes p.Summarize into p.Summary, in chunks if it is larger
+// than WithMaxSummarizeInput, saving after each chunk, and lands flight f
+// with the failure the waiting calls share. It returns an error only when
+// ctx is done or the Store's Load fails.
+func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Summary, p Plan) (out outcome, err error) {
+	landed := false
+	land := func(shared error) {
+		if !landed {
+			landed = true
+			c.flights.land(chatID, f, shared)
+		}
+	}
+	defer land(nil) // also on a panic of the Store: never leave waiters behind
+
+	// Another call may have saved since this one loaded (in another
+	// process, or in this one before this flight began).
+	cur, err := c.load(ctx, chatID)
+	if err != nil {
+		return outcome{}, err
+	}
+	if cur != prev {
+		return outcome{retry: true}, nil
+	}
+
+	stored := prev // what the Store holds: the compare-and-swap's prev
+	out.summary = p.Summary
+	rest := p.Summarize
+	for len(rest) > 0 {
+		chunk, input := c.chunk(out.summary, rest)
+		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input)
+		if ctx.Err() != nil {
+			return outcome{}, ctx.Err()
+		}
+		out.fallback = out.fallback || fellBack
+		if err != nil && !fellBack {
+			out.err = err
+			land(err)
+			return out, nil
+		}
+		if err != nil {
+			out.err = err // the main Summarizer's failure; the fallback stood in
+		}
+		next := Summary{Text: text, LastMessageID: chunk[len(chunk)-1].ID}
+		err = c.store.Save(ctx, chatID, stored, next)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return outcome{}, ctx.Err()
+		case errors.Is(err, ErrConflict):
+			return outcome{retry: true}, nil
+		default:
+			out.err = fmt.Errorf("recap: save summary of chat %q: %w", chatID, err)
+			land(out.err)
+			return out, nil
+		}
+		stored, out.summary, out.saved = next, next, true
+		rest = rest[len(chunk):]
+		c.log(ctx, slog.LevelInfo, "summarized", chatID, "messages", len(chunk), "boundary", next.LastMessageID, "fallback", fellBack)
+	}
+	return out, nil
+}
+
+// chunk returns the first messages of rest that fit in one Summarizer call
+// with the running summary, at least one, and their input tokens. Without
+// WithMaxSummarizeInput, all of rest fits. A first message that alone does
+// not fit is truncated, with a marker.
+func (c *Compressor) chunk(running Summary, rest []Message) ([]Message, int) {
+	input := 0
+	if !running.IsZero() {
+		input = c.tokens(&Message{ID: SummaryIDPrefix + running.LastMessageID, Content: running.Text}, nil)
+	}
+	counts := c.counts.countAll(c.cfg.counter, rest)
+	if c.cfg.maxInput == 0 {
+		for _, n := range counts {
+			input += n + c.cfg.overhead
+		}
+		return rest, input
+	}
+	n := 0
+	for n < len(rest) && input+counts[n]+c.cfg.overhead <= c.cfg.maxInput {
+		input += counts[n] + c.cfg.overhead
+		n++
+	}
+	if n > 0 {
+		return rest[:n], input
+	}
+	budget := c.cfg.maxInput - input - c.cfg.overhead
+	m := truncate(rest[0], budget, counts[0], c.cfg.counter)
+	return []Message{m}, input + c.cfg.counter.CountTokens(m.Content) + c.cfg.overhead
+}
+
+// truncate returns m with its text cut to at most budget tokens, counted
+// by tc, and a marker saying how much was cut: the part of m that a
+// Summarizer with a bounded input can take. m's ID and role are kept.
+func truncate(m Message, budget, tokens int, tc TokenCounter) Message {
+	marker := fmt.Sprintf("\n[recap: message truncated for the summarizer, %d tokens in all]", tokens)
+	text := []rune(m.Text())
+	keep := budget - tc.CountTokens(marker)
+	lo, hi := 0, len(text)
+	for lo < hi { // the longest prefix within keep tokens
+		mid := (lo + hi + 1) / 2
+		if tc.CountTokens(string(text[:mid])) <= keep {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return Message{ID: m.ID, Role: m.Role, Content: string(text[:lo]) + marker}
+}
+
+// summarizeChunk asks the Summarizer, then if it fails the fallback, to
+// fold msgs into previous, and checks the summary. It returns the summary,
+// whether the fallback made it, and the main Summarizer's failure (nil if
+// it succeeded).
+func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int) (string, bool, error) {
+	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: cloneMessages(msgs), MaxTokens: c.cfg.maxSummary}
+	text, err := c.call(ctx, c.summarizer, req, input, false)
+	if errors.Is(err, ErrSummaryTooLong) && c.cfg.maxSummary > 0 && ctx.Err() == nil {
+		req.Messages = cloneMessages(msgs)
+		text, err = c.call(ctx, c.summarizer, req, input, false) // ask again, once
+	}
+	if err == nil || c.cfg.fallback == nil || ctx.Err() != nil {
+		return text, false, err
+	}
+	req.Messages = cloneMessages(msgs)
+	if text, ferr := c.call(ctx, c.cfg.fallback, req, input, true); ferr == nil {
+		return text, true, err
+	}
+	return "", false, err
+}
+
+// call makes one Summarizer call with the summarize timeout, recovers a
+// panic, reports it to the hooks and checks the summary: not empty, within
+// WithMaxSummaryTokens and shorter than its input.
+func (c *Compressor) call(ctx context.Context, s Summarizer, req SummarizeRequest, input int, fallback bool) (text string, err error) {
 	if c.cfg.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.timeout)
 		defer cancel()
 	}
-	req := SummarizeRequest{ChatID: chatID, Previous: p.Summary.Text, Messages: cloneMessages(p.Summarize)}
-	text, err := c.summarizer.Summarize(ctx, req)
+	ev := SummarizeEvent{ChatID: req.ChatID, Messages: len(req.Messages), InputTokens: input, Fallback: fallback}
+	if h := c.cfg.hooks.SummarizeStart; h != nil {
+		h(ev)
+	}
+	start := c.cfg.now()
+	defer func() {
+		ev.Duration, ev.Err = c.cfg.now().Sub(start), err
+		if h := c.cfg.hooks.SummarizeEnd; h != nil {
+			h(ev)
+		}
+	}()
+	text, err = safeSummarize(ctx, s, req)
 	if err != nil {
-		return "", fmt.Errorf("recap: summarize chat %q: %w", chatID, err)
+		return "", fmt.Errorf("recap: summarize chat %q: %w", req.ChatID, err)
 	}
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return "", fmt.Errorf("%w (chat %q)", ErrEmptySummary, chatID)
+		return "", fmt.Errorf("%w (chat %q)", ErrEmptySummary, req.ChatID)
+	}
+	ev.OutputTokens = c.tokens(&Message{Content: text}, nil)
+	switch {
+	case c.cfg.maxSummary > 0 && ev.OutputTokens > c.cfg.maxSummary:
+		return "", fmt.Errorf("%w: %d tokens, over the maximum of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, c.cfg.maxSummary, req.ChatID)
+	case ev.OutputTokens > input:
+		return "", fmt.Errorf("%w: %d tokens for an input of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, input, req.ChatID)
 	}
 	return text, nil
+}
+
+// safeSummarize calls s, turning a panic into a *PanicError.
+func safeSummarize(ctx context.Context, s Summarizer, req SummarizeRequest) (text string, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			text, err = "", &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return s.Summarize(ctx, req)
+}
+
+// fit enforces WithMaxPayloadTokens on res, whose payload was built from p
+// and res.Summary: it drops the oldest conversations between the summary
+// and the current turn, then the summary message, until the payload fits.
+func (c *Compressor) fit(res Result, p Plan) (Result, error) {
+	counts := c.counts.countAll(c.cfg.counter, res.Payload)
+	total := 0
+	for _, n := range counts {
+		total += n + c.cfg.overhead
+	}
+	res.PayloadTokens = total
+	if c.cfg.maxPayload == 0 || total <= c.cfg.maxPayload {
+		return res, nil
+	}
+	// The payload is [pinned][summary?][middle...][turn].
+	head, tail := len(p.Pinned), len(res.Payload)-len(p.Turn)
+	hasSummary := head < tail && strings.HasPrefix(res.Payload[head].ID, SummaryIDPrefix)
+	first := head
+	if hasSummary {
+		first++
+	}
+	cut := first // the middle's messages before cut are dropped
+	for cut < tail && total > c.cfg.maxPayload {
+		// Drop one conversation: up to the next user message.
+		end := cut + 1
+		for end < tail && res.Payload[end].Role != RoleUser {
+			end++
+		}
+		for i := cut; i < end; i++ {
+			total -= counts[i] + c.cfg.overhead
+		}
+		cut = end
+	}
+	dropSummary := hasSummary && total > c.cfg.maxPayload
+	if dropSummary {
+		total -= counts[head] + c.cfg.overhead
+	}
+	var kept, dropped []Message
+	kept = append(kept, res.Payload[:head]...)
+	if hasSummary {
+		if dropSummary {
+			dropped = append(dropped, res.Payload[head])
+		} else {
+			kept = append(kept, res.Payload[head])
+		}
+	}
+	dropped = append(dropped, res.Payload[first:cut]...)
+	kept = append(kept, res.Payload[cut:]...)
+	res.Payload, res.Dropped, res.PayloadTokens = kept, dropped, total
+	if total > c.cfg.maxPayload {
+		return res, fmt.Errorf("%w: %d tokens, budget %d", ErrBudget, total, c.cfg.maxPayload)
+	}
+	return res, nil
+}
+
+// log writes to the configured logger, if any.
+func (c *Compressor) log(ctx context.Context, level slog.Level, msg, chatID string, args ...any) {
+	if c.cfg.logger == nil {
+		return
+	}
+	c.cfg.logger.Log(ctx, level, "recap: "+msg, append([]any{"chat", chatID}, args...)...)
+}
+
+// flight is one summarization in progress for a chat, which concurrent
+// Compress calls for that chat wait for instead of summarizing again.
+type flight struct {
+	done chan struct{} // closed when it lands
+	err  error         // the failure the waiters share, set before done closes
+}
+
+// flights are the summarizations in progress, by chat.
+type flights struct {
+	mu sync.Mutex         // protects m
+	m  map[string]*flight // chat ID to its flight
+}
+
+// join returns the chat's flight in progress, or starts one and reports
+// that the caller leads it.
+func (fs *flights) join(chatID string) (*flight, bool) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if f, ok := fs.m[chatID]; ok {
+		return f, false
+	}
+	if fs.m == nil {
+		fs.m = make(map[string]*flight)
+	}
+	f := &flight{done: make(chan struct{})}
+	fs.m[chatID] = f
+	return f, true
+}
+
+// land ends flight f, releasing its waiters with err.
+func (fs *flights) land(chatID string, f *flight, err error) {
+	fs.mu.Lock()
+	if fs.m[chatID] == f {
+		delete(fs.m, chatID)
+	}
+	fs.mu.Unlock()
+	f.err = err
+	close(f.done)
 }

@@ -108,9 +108,10 @@ func TestCompressRolls(t *testing.T) {
 			{ID: SummaryIDPrefix + "a2", Role: RoleSystem, Content: "covers u1,a1,u2,a2"},
 			chat[4], chat[5], chat[6],
 		},
-		Summary:    Summary{Text: "covers u1,a1,u2,a2", LastMessageID: "a2"},
-		Summarized: true,
-		Tokens:     40,
+		PayloadTokens: 25,
+		Summary:       Summary{Text: "covers u1,a1,u2,a2", LastMessageID: "a2"},
+		Summarized:    true,
+		Tokens:        40,
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Fatalf("turn 3: Compress mismatch (-want +got):\n%s", diff)
@@ -398,8 +399,9 @@ func TestCompressConflict(t *testing.T) {
 	}
 }
 
-// TestCompressConflictTwice: a second conflict in a row is absorbed.
-func TestCompressConflictTwice(t *testing.T) {
+// TestCompressConflictEveryTime: a Store that reports a conflict on every
+// Save makes Compress give up after maxAttempts, absorbing ErrConflict.
+func TestCompressConflictEveryTime(t *testing.T) {
 	ctx := context.Background()
 	st := &failingStore{Store: NewMemoryStore(), saveErr: fmt.Errorf("row changed: %w", ErrConflict)}
 	sum := &recorder{}
@@ -411,8 +413,8 @@ func TestCompressConflictTwice(t *testing.T) {
 	if !errors.Is(res.Err, ErrConflict) || res.Summarized {
 		t.Fatalf("Result = %+v, want ErrConflict absorbed", res)
 	}
-	if st.saves != 2 || sum.count() != 2 {
-		t.Fatalf("saves=%d summarize calls=%d, want one retry: 2 and 2", st.saves, sum.count())
+	if st.saves != maxAttempts || sum.count() != maxAttempts {
+		t.Fatalf("saves=%d summarize calls=%d, want %d of each", st.saves, sum.count(), maxAttempts)
 	}
 }
 

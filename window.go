@@ -1,14 +1,24 @@
 package recap
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // SummaryIDPrefix starts the ID of the summary message that recap puts in
 // a payload; the boundary ID follows it.
 const SummaryIDPrefix = "recap-summary:"
 
 // Plan is how a chat splits up for one turn. In order, every input message
-// is in exactly one of Pinned, Covered, Summarize, Window or Turn.
+// is in exactly one of Pinned, Covered, Summarize, Window or Turn, except
+// recap's own summary messages echoed back by a client, which are in
+// Echoed.
 type Plan struct {
+	// Echoed are summary messages of recap's (their ID starts with
+	// SummaryIDPrefix) found in the input, as when a client sends back a
+	// payload it received. They are not history: they are left out, and
+	// the summary in force is put in their place.
+	Echoed []Message
 	// Pinned are the leading system messages: the app's prompt. They are
 	// never summarized or counted, and always come first.
 	Pinned []Message
@@ -65,12 +75,21 @@ func (p Plan) Boundary() string {
 	return p.Summarize[len(p.Summarize)-1].ID
 }
 
-// summarized returns the payload after Summarize was folded into s:
-// Pinned, s as a message of role, Window and Turn, in a fresh slice.
-func (p Plan) summarized(s Summary, role Role) []Message {
-	out := make([]Message, 0, len(p.Pinned)+1+len(p.Window)+len(p.Turn))
+// after returns the payload after the messages of Summarize up to s's
+// boundary were folded into s: Pinned, s as a message of role, the rest of
+// Summarize (if chunks were left), Window and Turn, in a fresh slice.
+func (p Plan) after(s Summary, role Role) []Message {
+	rest := p.Summarize
+	for i, m := range rest {
+		if m.ID == s.LastMessageID {
+			rest = rest[i+1:]
+			break
+		}
+	}
+	out := make([]Message, 0, len(p.Pinned)+1+len(rest)+len(p.Window)+len(p.Turn))
 	out = append(out, p.Pinned...)
 	out = append(out, summaryMessage(s, role))
+	out = append(out, rest...)
 	out = append(out, p.Window...)
 	return append(out, p.Turn...)
 }
@@ -92,7 +111,7 @@ func summaryMessage(s Summary, role Role) Message {
 // ID, with a duplicate ID or with an unknown role, and with
 // [ErrNoUserMessage] if there is no user message.
 func (c *Compressor) Plan(msgs []Message, existing Summary) (Plan, error) {
-	ix, err := index(msgs)
+	msgs, ix, echoed, err := prepare(msgs)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -100,10 +119,40 @@ func (c *Compressor) Plan(msgs []Message, existing Summary) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	p.Echoed = fresh(echoed)
 	for _, part := range []*[]Message{&p.Pinned, &p.Covered, &p.Summarize, &p.Window, &p.Turn} {
 		*part = fresh(*part)
 	}
 	return p, nil
+}
+
+// prepare validates msgs, takes out recap's own summary messages (echoed
+// back by a client) and maps each remaining ID to its position.
+func prepare(msgs []Message) ([]Message, map[string]int, []Message, error) {
+	ix, err := index(msgs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var echoed []Message
+	for _, m := range msgs {
+		if strings.HasPrefix(m.ID, SummaryIDPrefix) {
+			echoed = append(echoed, m)
+		}
+	}
+	if len(echoed) == 0 {
+		return msgs, ix, nil, nil
+	}
+	history := make([]Message, 0, len(msgs)-len(echoed))
+	for _, m := range msgs {
+		if !strings.HasPrefix(m.ID, SummaryIDPrefix) {
+			history = append(history, m)
+		}
+	}
+	if len(history) == 0 {
+		return nil, nil, nil, ErrNoUserMessage
+	}
+	ix, _ = index(history) // valid: a subset of valid messages
+	return history, ix, echoed, nil
 }
 
 // index validates msgs and maps each ID to its position.
