@@ -17,8 +17,9 @@ func TestPurity(t *testing.T) {
 		"bytes": true, "context": true, "encoding/json": true, "errors": true, "fmt": true,
 		"hash/maphash": true, "math": true, "sort": true, "strconv": true, "strings": true,
 		"sync": true, "time": true, "unicode": true, "unicode/utf8": true,
-		"log/slog":      true, // only to a logger the caller passes (WithLogger)
-		"runtime/debug": true, // the stack of a recovered Summarizer panic
+		"log/slog":      true,                                   // only to a logger the caller passes (WithLogger)
+		"crypto/sha256": true, "encoding/hex": true, "io": true, // RenderPrompt's delimiters
+		"runtime/debug":                         true, // the stack of a recovered Summarizer panic
 		"github.com/pkoukk/tiktoken-go-loader":  true, // embedded vocabularies only
 		"github.com/recapgo/recap/internal/bpe": true,
 	}
