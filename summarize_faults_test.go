@@ -547,7 +547,9 @@ func TestHooksAndLogger(t *testing.T) {
 	clock := time.Unix(0, 0)
 	var logs bytes.Buffer
 	hooks := Hooks{
-		SummarizeStart: func(e SummarizeEvent) { events = append(events, fmt.Sprintf("start %s %d msgs %d in", e.ChatID, e.Messages, e.InputTokens)) },
+		SummarizeStart: func(e SummarizeEvent) {
+			events = append(events, fmt.Sprintf("start %s %d msgs %d in", e.ChatID, e.Messages, e.InputTokens))
+		},
 		SummarizeEnd: func(e SummarizeEvent) {
 			events = append(events, fmt.Sprintf("end %d out %v fallback=%v err=%v", e.OutputTokens, e.Duration, e.Fallback, e.Err))
 		},
