@@ -1,5 +1,6 @@
 // Package sqlstore is a [recap.Store] on database/sql, for SQLite
-// (modernc.org/sqlite, pure Go) and PostgreSQL.
+// (modernc.org/sqlite, pure Go) and PostgreSQL (github.com/jackc/pgx/v5
+// through its database/sql driver).
 //
 // The compare-and-swap of Save is one conditional statement, so two
 // processes racing on one chat cannot both win and nothing is ever half
@@ -13,8 +14,8 @@ import (
 	"fmt"
 	"regexp"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/recapgo/recap"
-
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -78,6 +79,29 @@ func OpenSQLite(ctx context.Context, path string) (*Store, *sql.DB, error) {
 	if err != nil {
 		db.Close()
 		return nil, nil, err
+	}
+	return st, db, nil
+}
+
+// OpenPostgres connects to the PostgreSQL database of dsn (a URL such as
+// "postgres://user:pass@127.0.0.1:5432/app?sslmode=disable", or key=value
+// pairs), checks the connection, and returns a migrated Store on it with
+// the *sql.DB to close.
+func OpenPostgres(ctx context.Context, dsn string) (*Store, *sql.DB, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqlstore: open postgres: %w", err)
+	}
+	st, err := New(db, Postgres, "")
+	if err == nil {
+		err = db.PingContext(ctx)
+	}
+	if err == nil {
+		err = st.Migrate(ctx)
+	}
+	if err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("sqlstore: postgres: %w", err)
 	}
 	return st, db, nil
 }

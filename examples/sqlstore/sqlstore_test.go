@@ -2,7 +2,11 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/recapgo/recap"
@@ -65,5 +69,83 @@ func TestNewRejectsBadTable(t *testing.T) {
 	defer db.Close()
 	if _, err := sqlstore.New(db, sqlstore.SQLite, "x; DROP TABLE y"); err == nil {
 		t.Fatal("New accepted an injected table name")
+	}
+}
+
+// postgresDSN returns the DSN of the test PostgreSQL server, from
+// RECAP_TEST_POSTGRES_DSN (.ci/run starts a server and sets it). Without
+// it the test is skipped, except under CI=true, where it fails.
+func postgresDSN(t *testing.T) string {
+	dsn := os.Getenv("RECAP_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but RECAP_TEST_POSTGRES_DSN is not set: .ci/run must start PostgreSQL")
+		}
+		t.Skip("RECAP_TEST_POSTGRES_DSN is not set; run .ci/postgres.sh to start a server")
+	}
+	return dsn
+}
+
+var tableSeq atomic.Int64
+
+// postgresStore returns a Store on a table of its own, dropped at the end.
+func postgresStore(t *testing.T, db *sql.DB) recap.Store {
+	table := fmt.Sprintf("recap_test_%d_%d", os.Getpid(), tableSeq.Add(1))
+	st, err := sqlstore.New(db, sqlstore.Postgres, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec("DROP TABLE " + table) })
+	return st
+}
+
+func TestPostgresConformance(t *testing.T) {
+	_, db, err := sqlstore.OpenPostgres(context.Background(), postgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.Run(t, func(t *testing.T) recap.Store { return postgresStore(t, db) })
+}
+
+// TestPostgresTwoPools: two connection pools (two processes) on one table
+// race on one Save; exactly one wins.
+func TestPostgresTwoPools(t *testing.T) {
+	dsn := postgresDSN(t)
+	ctx := context.Background()
+	_, dba, err := sqlstore.OpenPostgres(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dba.Close()
+	_, dbb, err := sqlstore.OpenPostgres(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbb.Close()
+	a := postgresStore(t, dba)
+	table := fmt.Sprintf("recap_test_%d_%d", os.Getpid(), tableSeq.Load())
+	b, err := sqlstore.New(dbb, sqlstore.Postgres, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1 := recap.Summary{Text: "one", LastMessageID: "m1"}
+	if err := a.Save(ctx, "c", recap.Summary{}, s1); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Save(ctx, "c", recap.Summary{}, recap.Summary{Text: "two", LastMessageID: "m2"}); err == nil {
+		t.Fatal("the second pool overwrote the first one's summary")
+	}
+	if got, err := b.Load(ctx, "c"); err != nil || got != s1 {
+		t.Fatalf("Load via the second pool = %+v, %v", got, err)
+	}
+}
+
+func TestPostgresBadDSN(t *testing.T) {
+	if _, _, err := sqlstore.OpenPostgres(context.Background(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2"); err == nil {
+		t.Fatal("OpenPostgres to a closed port succeeded")
 	}
 }
