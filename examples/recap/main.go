@@ -10,7 +10,10 @@
 // longer version of the chat continues from the stored boundary; without it
 // they live in memory and are forgotten on exit.
 //
-// Summaries are made by an embedded extractive summarizer: offline,
+// Summaries are made by an LLM when RECAP_OPENAI_BASE_URL,
+// RECAP_OPENAI_API_KEY and RECAP_MODEL (any OpenAI-compatible server) or
+// RECAP_ANTHROPIC_API_KEY are set, with the extractive summarizer as the
+// fallback; otherwise by the embedded extractive summarizer alone: offline,
 // deterministic, no LLM. It keeps the most informative sentences; it does
 // not paraphrase.
 //
@@ -32,7 +35,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/extractive"
+	"github.com/recapgo/recap/examples/internal/setup"
 	"github.com/recapgo/recap/examples/sqlstore"
 )
 
@@ -107,16 +110,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		}
 		opts = append(opts, o...)
 	}
-	effTrigger := recap.DefaultTriggerTokens // the trigger in force, for the summary budget
-	for _, prefix := range []string{"VITE_", "RECAP_"} {
-		if v, ok := lookup(prefix + recap.EnvTriggerTokens); ok {
-			fmt.Sscan(v, &effTrigger) // already validated by OptionsFromEnv
-		}
-	}
+	triggerSet := false
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "trigger":
-			effTrigger = *trigger
+			triggerSet = true
 			opts = append(opts, recap.WithTriggerTokens(*trigger))
 		case "window":
 			opts = append(opts, recap.WithWindowConversations(*window))
@@ -125,13 +123,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	opts = append(opts, recap.WithTokenCounter(counter))
 
 	if *budget == 0 {
-		// A summary must stay well under the trigger, or every new
-		// message would set off another summarization.
-		*budget = min(extractive.DefaultMaxTokens, max(effTrigger/2, 1))
+		*budget = setup.SummaryBudget(lookup, []string{"VITE_", "RECAP_"}, triggerSet, *trigger)
 	}
-	sum, err := extractive.New(counter, *budget)
+	sum, fallback, label, err := setup.Summarizers(lookup, counter, *budget)
 	if err != nil {
 		return fail(err)
+	}
+	if fallback != nil {
+		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
 	dbPath := *store
 	if dbPath == "" {
@@ -178,7 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	if err != nil {
 		return fail(err)
 	}
-	report(stderr, *chatID, msgs, res, counter, *store)
+	report(stderr, *chatID, msgs, res, counter, *store, label)
 	return 0
 }
 
@@ -191,7 +190,7 @@ func tokensOf(msgs []recap.Message, c recap.TokenCounter) int {
 }
 
 // report writes the human summary of a Compress to w.
-func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c *recap.TiktokenCounter, store string) {
+func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c *recap.TiktokenCounter, store, summarizer string) {
 	fmt.Fprintf(w, "recap: chat %q: %d messages, %d tokens before, %d messages, %d tokens after (%s)\n",
 		chat, len(msgs), tokensOf(msgs, c), len(res.Payload), tokensOf(res.Payload, c), c.Encoding())
 	if res.Stale {
@@ -199,8 +198,12 @@ func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c 
 	}
 	switch {
 	case res.Summarized:
-		fmt.Fprintf(w, "recap: summarized %d tokens (old summary + new messages) into %d tokens with the extractive summarizer (offline, no LLM)\n",
-			res.Tokens, c.CountTokens(res.Summary.Text))
+		by := summarizer
+		if res.Fallback {
+			by = "the extractive fallback (offline, no LLM)"
+		}
+		fmt.Fprintf(w, "recap: summarized %d tokens (old summary + new messages) into %d tokens with %s\n",
+			res.Tokens, c.CountTokens(res.Summary.Text), by)
 		fmt.Fprintf(w, "recap: new boundary: %s\n", res.Summary.LastMessageID)
 	case res.Err != nil:
 		fmt.Fprintf(w, "recap: summarizing failed, payload left uncompressed: %v\n", res.Err)

@@ -1,0 +1,97 @@
+// Package setup builds what the CLI and the server share: the summarizer
+// chosen by the environment, with the offline extractive one behind it.
+package setup
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/anthropic"
+	"github.com/recapgo/recap/examples/extractive"
+	"github.com/recapgo/recap/examples/openai"
+)
+
+// Environment variables that choose an LLM summarizer.
+const (
+	EnvOpenAIBaseURL = "RECAP_OPENAI_BASE_URL"
+	EnvOpenAIKey     = "RECAP_OPENAI_API_KEY"
+	EnvAnthropicKey  = "RECAP_ANTHROPIC_API_KEY"
+	EnvAnthropicURL  = "RECAP_ANTHROPIC_BASE_URL"
+	EnvModel         = "RECAP_MODEL"
+)
+
+// Summarizers returns the main summarizer, the fallback (nil if the main
+// one is already the extractive one) and a label for people:
+//
+//   - RECAP_OPENAI_BASE_URL, RECAP_OPENAI_API_KEY or RECAP_MODEL set (and no
+//     Anthropic key): an OpenAI-compatible endpoint;
+//   - RECAP_ANTHROPIC_API_KEY set: Anthropic's API;
+//   - otherwise the embedded extractive summarizer: offline, no LLM.
+//
+// With an LLM, the extractive summarizer is the fallback.
+func Summarizers(lookup func(string) (string, bool), counter recap.TokenCounter, budget int) (main, fallback recap.Summarizer, label string, err error) {
+	get := func(k string) string { v, _ := lookup(k); return v }
+	ext, err := extractive.New(counter, budget)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	switch {
+	case get(EnvAnthropicKey) != "":
+		var opts []anthropic.Option
+		if m := get(EnvModel); m != "" {
+			opts = append(opts, anthropic.WithModel(m))
+		}
+		if u := get(EnvAnthropicURL); u != "" {
+			opts = append(opts, anthropic.WithBaseURL(u))
+		}
+		s, err := anthropic.New(get(EnvAnthropicKey), opts...)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return s, ext, fmt.Sprintf("anthropic model %s (extractive fallback)", or(get(EnvModel), anthropic.DefaultModel)), nil
+	case get(EnvOpenAIBaseURL) != "" || get(EnvOpenAIKey) != "" || get(EnvModel) != "":
+		var opts []openai.Option
+		if m := get(EnvModel); m != "" {
+			opts = append(opts, openai.WithModel(m))
+		}
+		if u := get(EnvOpenAIBaseURL); u != "" {
+			opts = append(opts, openai.WithBaseURL(u))
+		}
+		s, err := openai.New(get(EnvOpenAIKey), opts...)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return s, ext, fmt.Sprintf("openai-compatible model %s at %s (extractive fallback)", or(get(EnvModel), openai.DefaultModel), or(get(EnvOpenAIBaseURL), "api.openai.com")), nil
+	}
+	return ext, nil, "the extractive summarizer (offline, no LLM)", nil
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// SummaryBudget returns the token budget for extractive summaries: half
+// the trigger in force, at most extractive.DefaultMaxTokens, so that a
+// summary stays well under the trigger (or every new message would set off
+// another summarization). The trigger is flagValue if the flag was set,
+// else the last of the prefixed environment variables that is set, else
+// recap.DefaultTriggerTokens. Values were validated by recap already.
+func SummaryBudget(lookup func(string) (string, bool), prefixes []string, flagSet bool, flagValue int) int {
+	trigger := recap.DefaultTriggerTokens
+	for _, p := range prefixes {
+		if v, ok := lookup(p + recap.EnvTriggerTokens); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				trigger = n
+			}
+		}
+	}
+	if flagSet {
+		trigger = flagValue
+	}
+	return min(extractive.DefaultMaxTokens, max(trigger/2, 1))
+}

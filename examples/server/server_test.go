@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/recapgo/recap"
+)
+
+// startServer runs the program on 127.0.0.1 with a fresh SQLite file and
+// returns its base URL; the server shuts down when the test ends, and the
+// test checks that it exits cleanly.
+func startServer(t *testing.T, env map[string]string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan string, 1)
+	code := make(chan int, 1)
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	args = append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db")}, args...)
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	go func() {
+		code <- run(ctx, args, &lockedWriter{w: &logs, mu: &mu}, lookup, func(a string) { addr <- a })
+	}()
+	var base string
+	select {
+	case a := <-addr:
+		base = "http://" + a
+	case c := <-code:
+		t.Fatalf("server exited with %d:\n%s", c, logs.String())
+	}
+	t.Cleanup(func() {
+		cancel()
+		if c := <-code; c != 0 {
+			mu.Lock()
+			defer mu.Unlock()
+			t.Errorf("server exited with %d:\n%s", c, logs.String())
+		}
+	})
+	return base
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func post(t *testing.T, url, body string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	data, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatalf("response %d is not JSON: %s", resp.StatusCode, data)
+	}
+	return resp.StatusCode, out
+}
+
+func chatJSON(t *testing.T, n int) string {
+	t.Helper()
+	var msgs []recap.Message
+	for i := 1; i <= n; i++ {
+		msgs = append(msgs,
+			recap.Message{ID: fmt.Sprintf("u%d", i), Role: recap.RoleUser, Content: fmt.Sprintf("Question %d: what should we check on the payments service after deploy number %d?", i, i*7)},
+			recap.Message{ID: fmt.Sprintf("a%d", i), Role: recap.RoleAssistant, Content: fmt.Sprintf("Answer %d: check the error rate, which rose to %d per minute, and roll back release v2.%d if it stays high.", i, i*13, i)})
+	}
+	msgs = append(msgs, recap.Message{ID: "now", Role: recap.RoleUser, Content: "What did we decide?"})
+	b, err := json.Marshal(map[string]any{"messages": msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestPayloadEndToEnd(t *testing.T) {
+	base := startServer(t, nil, "-trigger", "100")
+	status, out := post(t, base+"/api/chats/chat-1/payload", chatJSON(t, 8))
+	// 8 conversations and a question, window 2: u1..a7 are summarized.
+	if status != 200 || out["summarized"] != true || out["boundary"] != "a7" {
+		t.Fatalf("first payload: %d %v", status, out)
+	}
+	payload := out["payload"].([]any)
+	if first := payload[0].(map[string]any); first["id"] != recap.SummaryIDPrefix+"a7" || first["role"] != "system" || len(payload) != 4 {
+		t.Fatalf("payload %v", payload)
+	}
+	// The next turn continues from the stored boundary: the summary and
+	// u8 a8 are under the trigger, so nothing new is summarized.
+	status, out = post(t, base+"/api/chats/chat-1/payload", chatJSON(t, 9))
+	if status != 200 || out["boundary"] != "a7" || out["summarized"] != false || len(out["payload"].([]any)) != 6 {
+		t.Fatalf("second payload: %d %v", status, out)
+	}
+	// Another chat is independent.
+	status, out = post(t, base+"/api/chats/other/payload", chatJSON(t, 1))
+	if status != 200 || out["summarized"] != false || out["boundary"] != "" {
+		t.Fatalf("other chat: %d %v", status, out)
+	}
+}
+
+func TestSummarizeEndpoint(t *testing.T) {
+	base := startServer(t, nil)
+	body := `{"messages":[
+		{"id":"s","role":"system","content":"The user is planning a trip to Japan in April with 2000 euros."},
+		{"id":"u3","role":"user","content":"I am vegetarian. Where should I eat in Kyoto?"},
+		{"id":"a3","role":"assistant","content":"Try shojin ryori at Shigetsu in Tenryu-ji; it costs about 4000 yen."}]}`
+	status, out := post(t, base+"/api/summarize", body)
+	summary, _ := out["summary"].(string)
+	if status != 200 || !strings.Contains(summary, "Japan") || !strings.Contains(summary, "Shigetsu") {
+		t.Fatalf("summarize: %d %v", status, out)
+	}
+}
+
+func TestBadRequests(t *testing.T) {
+	base := startServer(t, nil)
+	big := `{"messages":[{"id":"1","role":"user","content":"` + strings.Repeat("x", MaxBodyBytes) + `"}]}`
+	tests := []struct {
+		name, path, body string
+		status           int
+		want             string
+	}{
+		{"NotJSON", "/api/chats/c/payload", `{"messages": [`, 400, "body: invalid JSON"},
+		{"BadSyntax", "/api/chats/c/payload", `{"messages": [}`, 400, "body: invalid JSON at byte"},
+		{"Empty", "/api/chats/c/payload", ``, 400, "body: empty"},
+		{"NoMessages", "/api/chats/c/payload", `{}`, 400, "messages: required"},
+		{"EmptyMessages", "/api/chats/c/payload", `{"messages":[]}`, 400, "messages: must not be empty"},
+		{"WrongType", "/api/chats/c/payload", `{"messages":"hi"}`, 400, "messages: expected"},
+		{"UnknownField", "/api/chats/c/payload", `{"messages":[],"mesages":[]}`, 400, `unknown field "mesages"`},
+		{"MissingID", "/api/chats/c/payload", `{"messages":[{"role":"user","content":"hi"}]}`, 400, "messages[0]: no ID"},
+		{"DuplicateID", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"user","content":"a"},{"id":"1","role":"assistant","content":"b"}]}`, 400, "messages[1]: same ID as message 0"},
+		{"BadRole", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"wizard","content":"a"}]}`, 400, `messages[0]: unknown role "wizard"`},
+		{"NoUser", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"system","content":"a"}]}`, 400, "no user message"},
+		{"ContentBlocks", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"user","content":[{"type":"text","text":"a"}]}]}`, 400, "content"},
+		{"TooLarge", "/api/chats/c/payload", big, 413, "body: larger than"},
+		{"SummarizeBadRole", "/api/summarize", `{"messages":[{"id":"1","role":"wizard","content":"a"}]}`, 400, "messages[0]: role"},
+		{"SummarizeOnlyPrevious", "/api/summarize", `{"messages":[{"id":"1","role":"system","content":"a"}]}`, 400, "nothing to summarize"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, out := post(t, base+tt.path, tt.body)
+			if status != tt.status || !strings.Contains(fmt.Sprint(out["error"]), tt.want) {
+				t.Errorf("%s: %d %v, want %d with %q", tt.name, status, out, tt.status, tt.want)
+			}
+		})
+	}
+	resp, err := http.Get(base + "/api/chats/c/payload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET payload: %d, want 405", resp.StatusCode)
+	}
+	resp, err = http.Post(base+"/api/chats/c/payload", "text/plain", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain: %d, want 415", resp.StatusCode)
+	}
+}
+
+func TestConcurrentRequests(t *testing.T) {
+	base := startServer(t, nil, "-trigger", "100")
+	body := chatJSON(t, 10)
+	var wg sync.WaitGroup
+	boundaries := make([]string, 20)
+	for i := range boundaries {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			status, out := post(t, base+"/api/chats/shared/payload", body)
+			if status != 200 {
+				t.Errorf("request %d: %d %v", i, status, out)
+				return
+			}
+			boundaries[i], _ = out["boundary"].(string)
+		}(i)
+	}
+	wg.Wait()
+	for i, b := range boundaries {
+		if b != "a9" {
+			t.Errorf("request %d saw boundary %q, want a9", i, b)
+		}
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	if code := run(context.Background(), []string{"-nope"}, io.Discard, func(string) (string, bool) { return "", false }, nil); code != 2 {
+		t.Errorf("bad flag: exit %d, want 2", code)
+	}
+	env := func(k string) (string, bool) {
+		if k == "RECAP_SUMMARY_TRIGGER_TOKENS" {
+			return "lots", true
+		}
+		return "", false
+	}
+	if code := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, io.Discard, env, nil); code != 1 {
+		t.Errorf("bad env: exit %d, want 1", code)
+	}
+}
+
+func TestPostgresBackend(t *testing.T) {
+	dsn := os.Getenv("RECAP_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but RECAP_TEST_POSTGRES_DSN is not set")
+		}
+		t.Skip("RECAP_TEST_POSTGRES_DSN is not set")
+	}
+	base := startServer(t, nil, "-postgres", dsn, "-trigger", "100")
+	chat := fmt.Sprintf("pg-%d", os.Getpid())
+	status, out := post(t, base+"/api/chats/"+chat+"/payload", chatJSON(t, 8))
+	if status != 200 || out["boundary"] != "a7" {
+		t.Fatalf("payload on postgres: %d %v", status, out)
+	}
+}
