@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,4 +194,41 @@ func TestDecodeOpenAI(t *testing.T) {
 	if diff := cmp.Diff(want, msgs); diff != "" {
 		t.Errorf("decoded OpenAI messages (-want +got):\n%s", diff)
 	}
+}
+
+// TestLLMFromEnvironment: with RECAP_OPENAI_BASE_URL set, compress asks
+// that OpenAI-compatible server; when it fails, the extractive fallback
+// stands in and says so.
+func TestLLMFromEnvironment(t *testing.T) {
+	fail := false
+	var requests int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		w.Header().Set("Content-Type", "application/json")
+		if fail {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(503)
+			io.WriteString(w, `{"error":{"message":"model is loading","type":"server_error"}}`)
+			return
+		}
+		io.WriteString(w, `{"id":"c","object":"chat.completion","created":1,"model":"llama3","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Japan trip in April, vegetarian, 2,000 euros."}}]}`)
+	}))
+	defer srv.Close()
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": srv.URL + "/v1", "RECAP_MODEL": "llama3"}
+	file := filepath.Join("testdata", "chats", "plain.json")
+
+	code, out, errOut := runCLI(t, envMap(env), "compress", "-trigger", "300", file)
+	if code != 0 || !strings.Contains(out, "Japan trip in April, vegetarian, 2,000 euros.") ||
+		!strings.Contains(errOut, "with openai-compatible model llama3 at "+srv.URL+"/v1") {
+		t.Fatalf("with the LLM: exit %d\n%s", code, errOut)
+	}
+	fail, requests = true, 0
+	code, out, errOut = runCLI(t, envMap(env), "compress", "-trigger", "300", file)
+	if code != 0 || !strings.Contains(errOut, "with the extractive fallback (offline, no LLM)") || requests != 4 {
+		t.Fatalf("LLM down: exit %d, %d requests\n%s", code, requests, errOut)
+	}
+}
+
+func envMap(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
