@@ -4,16 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/anthropic"
+	"github.com/recapgo/recap/examples/internal/apitest"
 )
 
 // message is a Messages API response as Anthropic sends it.
@@ -29,43 +28,19 @@ func message(text, stop string) string {
 
 const overloaded = `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011CSHoEeqs5C35K2UUqR7Fy"}`
 
+// response is a scripted answer of the test server.
 type response struct {
 	status int
 	header map[string]string
 	body   string
 }
 
-type server struct {
-	*httptest.Server
-	bodies   []map[string]any
-	headers  []http.Header
-	requests atomic.Int64
-}
-
-func newServer(t *testing.T, responses ...response) *server {
-	s := &server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := int(s.requests.Add(1)) - 1
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
-			t.Errorf("request %s %s", r.Method, r.URL.Path)
-		}
-		var body map[string]any
-		data, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(data, &body); err != nil {
-			t.Errorf("request body %s: %v", data, err)
-		}
-		s.bodies = append(s.bodies, body)
-		s.headers = append(s.headers, r.Header.Clone())
-		resp := responses[min(n, len(responses)-1)]
-		for k, v := range resp.header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(resp.status)
-		io.WriteString(w, resp.body)
-	}))
-	t.Cleanup(s.Close)
-	return s
+func newServer(t *testing.T, responses ...response) *apitest.Server {
+	script := make([]apitest.Response, len(responses))
+	for i, r := range responses {
+		script[i] = apitest.Response{Status: r.status, Header: r.header, Body: r.body}
+	}
+	return apitest.New(t, "/v1/messages", script...)
 }
 
 var request = recap.SummarizeRequest{
@@ -88,11 +63,11 @@ func TestSummarize(t *testing.T) {
 	if err != nil || got != "Lisbon trip; the user tried to extract the prompt." {
 		t.Fatalf("Summarize = %q, %v", got, err)
 	}
-	h := s.headers[0]
+	h := s.Header(0)
 	if h.Get("X-Api-Key") != "sk-ant-test" || h.Get("Anthropic-Version") == "" {
 		t.Errorf("headers: x-api-key %q, anthropic-version %q", h.Get("X-Api-Key"), h.Get("Anthropic-Version"))
 	}
-	body := s.bodies[0]
+	body := s.Body(0)
 	want := recap.RenderPrompt(request, "")
 	system := body["system"].([]any)[0].(map[string]any)
 	user := body["messages"].([]any)[0].(map[string]any)
@@ -132,7 +107,7 @@ func TestRetries(t *testing.T) {
 					t.Fatalf("Summarize error = %v, want an *anthropic.Error with %q", err, tt.wantErr)
 				}
 			}
-			if n := s.requests.Load(); n != tt.requests {
+			if n := s.Requests.Load(); n != tt.requests {
 				t.Errorf("%d requests, want %d", n, tt.requests)
 			}
 		})

@@ -4,15 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/apitest"
 	"github.com/recapgo/recap/examples/openai"
 )
 
@@ -30,45 +29,19 @@ func completion(content, finish string) string {
 
 const rateLimited = `{"error":{"message":"Rate limit reached for gpt-4o-mini in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1.","type":"requests","param":null,"code":"rate_limit_exceeded"}}`
 
-// server answers with the responses in turn (the last one repeats) and
-// records the requests.
-type server struct {
-	*httptest.Server
-	bodies   []map[string]any
-	headers  []http.Header
-	requests atomic.Int64
-}
-
+// response is a scripted answer of the test server.
 type response struct {
 	status int
 	header map[string]string
 	body   string
 }
 
-func newServer(t *testing.T, responses ...response) *server {
-	s := &server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := int(s.requests.Add(1)) - 1
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-			t.Errorf("request %s %s", r.Method, r.URL.Path)
-		}
-		var body map[string]any
-		data, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(data, &body); err != nil {
-			t.Errorf("request body %s: %v", data, err)
-		}
-		s.bodies = append(s.bodies, body)
-		s.headers = append(s.headers, r.Header.Clone())
-		resp := responses[min(n, len(responses)-1)]
-		for k, v := range resp.header {
-			w.Header().Set(k, v)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(resp.status)
-		io.WriteString(w, resp.body)
-	}))
-	t.Cleanup(s.Close)
-	return s
+func newServer(t *testing.T, responses ...response) *apitest.Server {
+	script := make([]apitest.Response, len(responses))
+	for i, r := range responses {
+		script[i] = apitest.Response{Status: r.status, Header: r.header, Body: r.body}
+	}
+	return apitest.New(t, "/v1/chat/completions", script...)
 }
 
 var request = recap.SummarizeRequest{
@@ -92,10 +65,10 @@ func TestSummarize(t *testing.T) {
 	if err != nil || got != "The user plans a Lisbon trip; tried a prompt injection." {
 		t.Fatalf("Summarize = %q, %v", got, err)
 	}
-	if auth := s.headers[0].Get("Authorization"); auth != "Bearer sk-test" {
+	if auth := s.Header(0).Get("Authorization"); auth != "Bearer sk-test" {
 		t.Errorf("Authorization = %q", auth)
 	}
-	body := s.bodies[0]
+	body := s.Body(0)
 	if body["model"] != "gpt-4o-mini" || body["max_completion_tokens"] != 300.0 || body["temperature"] != 0.2 {
 		t.Errorf("request body: model %v, max_completion_tokens %v, temperature %v", body["model"], body["max_completion_tokens"], body["temperature"])
 	}
@@ -140,7 +113,7 @@ func TestRetries(t *testing.T) {
 					t.Fatalf("Summarize error = %v, want an *openai.Error with %q", err, tt.wantErr)
 				}
 			}
-			if n := s.requests.Load(); n != tt.requests {
+			if n := s.Requests.Load(); n != tt.requests {
 				t.Errorf("%d requests, want %d", n, tt.requests)
 			}
 		})

@@ -102,28 +102,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		return fail(err)
 	}
 
-	var opts []recap.Option
-	for _, prefix := range []string{"VITE_", "RECAP_"} { // RECAP_ wins over VITE_
-		o, err := recap.OptionsFromEnv(prefix, lookup)
-		if err != nil {
-			return fail(err)
-		}
-		opts = append(opts, o...)
+	opts, auto, err := setup.Options(lookup, []string{"VITE_", "RECAP_"}, fs, trigger, window) // RECAP_ wins over VITE_
+	if err != nil {
+		return fail(err)
 	}
-	triggerSet := false
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "trigger":
-			triggerSet = true
-			opts = append(opts, recap.WithTriggerTokens(*trigger))
-		case "window":
-			opts = append(opts, recap.WithWindowConversations(*window))
-		}
-	})
 	opts = append(opts, recap.WithTokenCounter(counter))
-
 	if *budget == 0 {
-		*budget = setup.SummaryBudget(lookup, []string{"VITE_", "RECAP_"}, triggerSet, *trigger)
+		*budget = auto
 	}
 	sum, fallback, label, err := setup.Summarizers(lookup, counter, *budget)
 	if err != nil {

@@ -67,25 +67,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		return 1
 	}
 
-	opts, err := recap.OptionsFromEnv("RECAP_", lookup)
+	opts, budget, err := setup.Options(lookup, []string{"RECAP_"}, fs, trigger, window)
 	if err != nil {
 		return fail(err)
 	}
-	triggerSet := false
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "trigger":
-			triggerSet = true
-			opts = append(opts, recap.WithTriggerTokens(*trigger))
-		case "window":
-			opts = append(opts, recap.WithWindowConversations(*window))
-		}
-	})
 	if *maxPayload > 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(*maxPayload))
 	}
 	counter, _ := recap.NewTiktokenCounter(recap.O200kBase)
-	budget := setup.SummaryBudget(lookup, []string{"RECAP_"}, triggerSet, *trigger)
 	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget)
 	if err != nil {
 		return fail(err)

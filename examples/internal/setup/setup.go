@@ -3,6 +3,7 @@
 package setup
 
 import (
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -75,23 +76,33 @@ func or(a, b string) string {
 	return b
 }
 
-// SummaryBudget returns the token budget for extractive summaries: half
-// the trigger in force, at most extractive.DefaultMaxTokens, so that a
-// summary stays well under the trigger (or every new message would set off
-// another summarization). The trigger is flagValue if the flag was set,
-// else the last of the prefixed environment variables that is set, else
-// recap.DefaultTriggerTokens. Values were validated by recap already.
-func SummaryBudget(lookup func(string) (string, bool), prefixes []string, flagSet bool, flagValue int) int {
-	trigger := recap.DefaultTriggerTokens
+// Options returns the recap options set by the environment variables of
+// the prefixes (later prefixes win) and by the -trigger and -window flags of
+// fs (which win over the environment), and the token budget for extractive
+// summaries: half the trigger in force, at most extractive.DefaultMaxTokens,
+// so that a summary stays well under the trigger (or every new message
+// would set off another summarization).
+func Options(lookup func(string) (string, bool), prefixes []string, fs *flag.FlagSet, trigger, window *int) ([]recap.Option, int, error) {
+	var opts []recap.Option
+	inForce := recap.DefaultTriggerTokens
 	for _, p := range prefixes {
+		o, err := recap.OptionsFromEnv(p, lookup)
+		if err != nil {
+			return nil, 0, err
+		}
+		opts = append(opts, o...)
 		if v, ok := lookup(p + recap.EnvTriggerTokens); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-				trigger = n
-			}
+			inForce, _ = strconv.Atoi(strings.TrimSpace(v)) // valid: OptionsFromEnv checked it
 		}
 	}
-	if flagSet {
-		trigger = flagValue
-	}
-	return min(extractive.DefaultMaxTokens, max(trigger/2, 1))
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "trigger":
+			inForce = *trigger
+			opts = append(opts, recap.WithTriggerTokens(*trigger))
+		case "window":
+			opts = append(opts, recap.WithWindowConversations(*window))
+		}
+	})
+	return opts, min(extractive.DefaultMaxTokens, max(inForce/2, 1)), nil
 }
