@@ -214,7 +214,7 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 		break
 	}
 	if res.Err != nil {
-		c.log(ctx, slog.LevelWarn, "summary not updated", chatID, "err", res.Err)
+		c.log(ctx, slog.LevelWarn, "summarizer failure absorbed", chatID, "err", res.Err, "fallback", res.Fallback)
 	}
 	return c.fit(res, p)
 }

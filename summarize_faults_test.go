@@ -576,7 +576,7 @@ func TestHooksAndLogger(t *testing.T) {
 	if diff := cmp.Diff(want, events); diff != "" {
 		t.Errorf("hook events (-want +got):\n%s", diff)
 	}
-	for _, line := range []string{`level=INFO msg="recap: summarized" chat=chat-7 messages=4 boundary=a2 fallback=true`, `level=WARN msg="recap: summary not updated" chat=chat-7`} {
+	for _, line := range []string{`level=INFO msg="recap: summarized" chat=chat-7 messages=4 boundary=a2 fallback=true`, `level=WARN msg="recap: summarizer failure absorbed" chat=chat-7`} {
 		if !strings.Contains(logs.String(), line) {
 			t.Errorf("log lacks %q:\n%s", line, logs.String())
 		}
