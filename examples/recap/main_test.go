@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -231,4 +232,20 @@ func TestLLMFromEnvironment(t *testing.T) {
 
 func envMap(m map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestSpinnerOffWhenNotATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	sum := recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) { return "s", nil })
+	if got := withSpinner(sum, &buf); fmt.Sprintf("%p", got) != fmt.Sprintf("%p", sum) {
+		t.Errorf("withSpinner wrapped a summarizer writing to a buffer")
+	}
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := withSpinner(sum, f); fmt.Sprintf("%p", got) != fmt.Sprintf("%p", sum) {
+		t.Errorf("withSpinner wrapped a summarizer writing to a regular file")
+	}
 }
