@@ -35,6 +35,15 @@
 // to-summarize, window and current turn, and measures the tokens, without a
 // Summarizer or a Store.
 //
+// A chat must never break because its summary could not be made: a
+// Summarizer that fails, times out, panics or returns an empty or over-long
+// summary is reported in [Result.Err] while the payload stays usable, and
+// the Store keeps its last good summary. Concurrent calls for one chat share
+// one summarization; a backlog too large for the summarizer is folded in
+// chunks ([WithMaxSummarizeInput]); [WithMaxPayloadTokens] puts a hard
+// ceiling on the payload. [RenderPrompt] renders a request for an LLM with
+// the transcript delimited as data.
+//
 // Tokens are counted exactly as OpenAI's tiktoken counts them, with the
 // o200k_base vocabulary of GPT-4o by default (see [NewTiktokenCounter] and
 // [WithTokenCounter]); the vocabularies are embedded in the binary.
