@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -214,19 +215,21 @@ func (s *failingStore) Save(ctx context.Context, chat string, prev, next Summary
 	return s.Store.Save(ctx, chat, prev, next)
 }
 
-// TestCompressAbsorbs checks the failures that Compress absorbs: the store
+// TestCompressAbsorbs checks each failure that Compress absorbs: the store
 // keeps its summary, Result.Err says what failed and the payload is the
-// unsummarized one.
+// unsummarized one, usable.
 func TestCompressAbsorbs(t *testing.T) {
 	boom := errors.New("provider said: 500 internal error")
 	stored := Summary{Text: "old summary", LastMessageID: "a1"}
 	tests := []struct {
-		name    string
-		reason  string
-		sum     Summarizer
-		store   func(*failingStore)
-		opts    []Option
-		wantErr error
+		name     string
+		reason   string
+		sum      Summarizer
+		store    func(*failingStore)
+		opts     []Option
+		wantErr  error
+		wantText string // in Result.Err, when set
+		calls    int    // Summarizer calls expected, when set
 	}{{
 		name:    "SummarizerError",
 		reason:  "a Summarizer error is reported, not returned",
@@ -252,6 +255,39 @@ func TestCompressAbsorbs(t *testing.T) {
 		sum:     &recorder{},
 		store:   func(s *failingStore) { s.saveErr = boom },
 		wantErr: boom,
+	}, {
+		name:   "Panic",
+		reason: "a panic is recovered and absorbed: one bad summary never breaks the chat",
+		sum: SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+			panic("nil map in the adapter")
+		}),
+		wantErr: ErrSummarizerPanic,
+	}, {
+		name:   "LongerThanInput",
+		reason: "a summary longer than what it summarizes is no compression",
+		sum: SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+			return strings.Repeat("word ", 500), nil
+		}),
+		wantErr: ErrSummaryTooLong,
+	}, {
+		name:   "OverMaxSummaryTwice",
+		reason: "over WithMaxSummaryTokens: asked again once, then rejected",
+		sum: SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+			if req.MaxTokens != 5 {
+				return "", fmt.Errorf("MaxTokens = %d, want 5", req.MaxTokens)
+			}
+			return "one two three four five six seven", nil
+		}),
+		opts:    []Option{WithMaxSummaryTokens(5)},
+		wantErr: ErrSummaryTooLong,
+		calls:   2,
+	}, {
+		name:   "ProviderErrorText",
+		reason: "the provider's error text reaches the caller verbatim",
+		sum: SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+			return "", errors.New(`openai: 429 Too Many Requests: {"error":{"message":"Rate limit reached for gpt-4o","type":"requests"}}`)
+		}),
+		wantText: "Rate limit reached for gpt-4o",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -265,13 +301,21 @@ func TestCompressAbsorbs(t *testing.T) {
 				tt.store(st)
 			}
 			chat := conversation(5)
-			c := mustNew(t, tt.sum, st, append([]Option{WithTriggerTokens(10)}, tt.opts...)...)
+			var calls atomic.Int64
+			counted := SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+				calls.Add(1)
+				return tt.sum.Summarize(ctx, req)
+			})
+			c := mustNew(t, counted, st, append([]Option{WithTriggerTokens(10)}, tt.opts...)...)
 			res, err := c.Compress(ctx, "c", chat)
 			if err != nil {
 				t.Fatalf("%s: Compress returned %v, want the failure absorbed", tt.reason, err)
 			}
-			if !errors.Is(res.Err, tt.wantErr) {
-				t.Errorf("%s: Result.Err = %v, want %v", tt.reason, res.Err, tt.wantErr)
+			if res.Err == nil || tt.wantErr != nil && !errors.Is(res.Err, tt.wantErr) || !strings.Contains(res.Err.Error(), tt.wantText) {
+				t.Errorf("%s: Result.Err = %v, want %v %q", tt.reason, res.Err, tt.wantErr, tt.wantText)
+			}
+			if tt.calls > 0 && calls.Load() != int64(tt.calls) {
+				t.Errorf("%s: %d Summarizer calls, want %d", tt.reason, calls.Load(), tt.calls)
 			}
 			if res.Summarized || res.Summary != stored {
 				t.Errorf("%s: Summarized=%v Summary=%+v, want the old summary in force", tt.reason, res.Summarized, res.Summary)
