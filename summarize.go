@@ -423,15 +423,17 @@ func safeSummarize(ctx context.Context, s Summarizer, req SummarizeRequest) (tex
 // and res.Summary: it drops the oldest conversations between the summary
 // and the current turn, then the summary message, until the payload fits.
 func (c *Compressor) fit(res Result, p Plan) (Result, error) {
-	counts := c.counts.countAll(c.cfg.counter, res.Payload)
-	total := 0
-	for _, n := range counts {
-		total += n + c.cfg.overhead
+	if res.Summarized {
+		res.PayloadTokens = c.tokens(nil, res.Payload) // small, after a summarization
+	} else {
+		// The payload is the plan's: reuse its count of the largest part.
+		res.PayloadTokens = c.tokens(nil, p.Pinned) + p.Tokens + c.tokens(nil, p.Window) + c.tokens(nil, p.Turn)
 	}
-	res.PayloadTokens = total
-	if c.cfg.maxPayload == 0 || total <= c.cfg.maxPayload {
+	if c.cfg.maxPayload == 0 || res.PayloadTokens <= c.cfg.maxPayload {
 		return res, nil
 	}
+	counts := c.counts.countAll(c.cfg.counter, res.Payload)
+	total := res.PayloadTokens
 	// The payload is [pinned][summary?][middle...][turn].
 	head, tail := len(p.Pinned), len(res.Payload)-len(p.Turn)
 	hasSummary := head < tail && strings.HasPrefix(res.Payload[head].ID, SummaryIDPrefix)

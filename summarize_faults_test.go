@@ -615,6 +615,13 @@ func FuzzCompress(f *testing.F) {
 			case budget > 0 && res.PayloadTokens > int(budget):
 				t.Fatalf("payload %d tokens over budget %d", res.PayloadTokens, budget)
 			}
+			recount := 0
+			for _, m := range res.Payload {
+				recount += words(m.Text()) + int(mode>>4)%3
+			}
+			if err == nil && recount != res.PayloadTokens {
+				t.Fatalf("PayloadTokens = %d, the payload counts %d", res.PayloadTokens, recount)
+			}
 			stored, _ := st.Load(context.Background(), "c")
 			boundary := -1
 			for i, m := range msgs {
