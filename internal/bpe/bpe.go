@@ -20,8 +20,9 @@ import (
 // concurrent use: its only mutable state is a bounded cache of the counts
 // of pieces that needed merging.
 type Encoder struct {
-	ranks map[string]int
-	split splitter
+	ranks  map[string]int
+	maxLen int // the length of the longest token: longer byte strings have no rank
+	split  splitter
 	js    bool // reproduce gpt-tokenizer's lookups (see NewJS)
 	cache [cacheShards]cacheShard
 }
@@ -50,7 +51,15 @@ func shardOf(p string) int {
 // loaded from a .tiktoken file) and the pattern of its encoding.
 func New(ranks map[string]int, p Pattern) *Encoder {
 	bmpOnce.Do(buildBMP)
-	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpace}}
+	return &Encoder{ranks: ranks, maxLen: maxLen(ranks), split: splitter{pattern: p, space: cSpace}}
+}
+
+func maxLen(ranks map[string]int) int {
+	n := 0
+	for k := range ranks {
+		n = max(n, len(k))
+	}
+	return n
 }
 
 // NewJS returns an Encoder that reproduces gpt-tokenizer 4, the JavaScript
@@ -62,7 +71,7 @@ func New(ranks map[string]int, p Pattern) *Encoder {
 // starts with U+FEFF.
 func NewJS(ranks map[string]int, p Pattern) *Encoder {
 	bmpOnce.Do(buildBMP)
-	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpaceJS, asciiCase: true}, js: true}
+	return &Encoder{ranks: ranks, maxLen: maxLen(ranks), split: splitter{pattern: p, space: cSpaceJS, asciiCase: true}, js: true}
 }
 
 // Count returns the number of tokens of s, which must be valid UTF-8.
@@ -104,6 +113,9 @@ const bom = "\uFEFF"
 
 // rank returns the rank of b as a token, or noRank.
 func (e *Encoder) rank(b string) int {
+	if len(b) > e.maxLen {
+		return noRank // no hashing of what cannot be a token
+	}
 	if e.js && strings.HasPrefix(b, bom) && utf8.ValidString(b) {
 		// gpt-tokenizer decodes the bytes with TextDecoder, which drops
 		// the BOM, and looks the rest up among the tokens it keeps as
