@@ -23,8 +23,8 @@ type Encoder struct {
 	ranks  map[string]int
 	maxLen int // the length of the longest token: longer byte strings have no rank
 	split  splitter
-	js    bool // reproduce gpt-tokenizer's lookups (see NewJS)
-	cache [cacheShards]cacheShard
+	js     bool // reproduce gpt-tokenizer's lookups (see NewJS)
+	cache  [cacheShards]cacheShard
 }
 
 // The piece cache holds pieces of up to cachePieceMax bytes, at most
