@@ -53,6 +53,7 @@ type PanicError struct {
 	Stack []byte // the goroutine's stack at the panic
 }
 
+// Error returns "recap: summarizer panicked: " and the panic value.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("recap: summarizer panicked: %v", e.Value)
 }
@@ -68,6 +69,7 @@ type MessageError struct {
 	Reason string // what is wrong with it
 }
 
+// Error says which message is invalid and why.
 func (e *MessageError) Error() string {
 	return fmt.Sprintf("recap: invalid message %d (id %q): %s", e.Index, e.ID, e.Reason)
 }
