@@ -105,28 +105,30 @@ func (m Message) Text() string {
 	if len(m.Parts) == 0 {
 		return m.Content
 	}
-	if len(m.Parts) == 1 && !m.Parts[0].IsTool() {
-		return m.Parts[0].Text
-	}
-	var b strings.Builder
-	add := func(s string) {
-		if s == "" {
-			return
-		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(s)
-	}
+	var buf [8]string
+	texts := buf[:0]
 	for _, p := range m.Parts {
-		add(p.Text)
-		if p.IsTool() {
-			add(rawText(p.Input))
-			add(rawText(p.Output))
-			add(p.ErrorText)
+		for _, s := range p.texts() {
+			if s != "" {
+				texts = append(texts, s)
+			}
 		}
 	}
-	return b.String()
+	if len(texts) == 1 {
+		// Most messages have one text among their parts (such as an AI
+		// SDK step-start and a text part): no copy.
+		return texts[0]
+	}
+	return strings.Join(texts, "\n")
+}
+
+// texts returns the texts a part contributes to Message.Text, some
+// possibly empty.
+func (p Part) texts() [4]string {
+	if !p.IsTool() {
+		return [4]string{p.Text}
+	}
+	return [4]string{p.Text, rawText(p.Input), rawText(p.Output), p.ErrorText}
 }
 
 // rawText returns the text of a JSON value, or "" for an absent or null one.

@@ -145,3 +145,18 @@ func TestMessageEncodePlain(t *testing.T) {
 		t.Errorf("Marshal = %s, want %s", b, want)
 	}
 }
+func BenchmarkMessageText(b *testing.B) {
+	msgs := map[string]Message{
+		"content":   {Content: "a plain message"},
+		"stepText":  {Parts: []Part{{Type: "step-start"}, {Type: PartText, Text: "an AI SDK answer"}}},
+		"toolParts": {Parts: []Part{{Type: "tool-x", Input: json.RawMessage(`{"a":1}`), Output: json.RawMessage(`{"b":2}`)}, {Type: PartText, Text: "done"}}},
+	}
+	for name, m := range msgs {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				_ = m.Text()
+			}
+		})
+	}
+}
