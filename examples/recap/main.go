@@ -25,6 +25,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -72,6 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		chatID   = fs.String("chat", "", "chat ID in the store (default: the file name without extension)")
 		output   = fs.String("o", "", "write the payload to this file instead of standard output")
 		budget   = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
+		ceiling  = fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)")
 	)
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -107,6 +109,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		return fail(err)
 	}
 	opts = append(opts, recap.WithTokenCounter(counter))
+	if *ceiling != 0 {
+		opts = append(opts, recap.WithMaxPayloadTokens(*ceiling))
+	}
 	if *budget == 0 {
 		*budget = auto
 	}
@@ -145,9 +150,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		return 0
 	}
 
-	res, err := c.Compress(ctx, *chatID, msgs)
-	if err != nil {
-		return fail(err)
+	res, budgetErr := c.Compress(ctx, *chatID, msgs)
+	if budgetErr != nil && !errors.Is(budgetErr, recap.ErrBudget) {
+		return fail(budgetErr)
 	}
 	out, err := json.MarshalIndent(res.Payload, "", "  ")
 	if err != nil {
@@ -163,6 +168,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		return fail(err)
 	}
 	report(stderr, *chatID, msgs, res, counter, *store, label)
+	if budgetErr != nil {
+		return fail(budgetErr) // the payload printed is the smallest possible
+	}
 	return 0
 }
 
@@ -197,6 +205,13 @@ func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c 
 		if !res.Summary.IsZero() {
 			fmt.Fprintf(w, "recap: boundary: %s\n", res.Summary.LastMessageID)
 		}
+	}
+	if len(res.Dropped) > 0 {
+		ids := make([]string, len(res.Dropped))
+		for i, m := range res.Dropped {
+			ids[i] = m.ID
+		}
+		fmt.Fprintf(w, "recap: left out to fit -max-payload: %s\n", strings.Join(ids, " "))
 	}
 	if store != "" && res.Summarized {
 		fmt.Fprintf(w, "recap: summary stored in %s\n", store)

@@ -249,3 +249,16 @@ func TestSpinnerOffWhenNotATerminal(t *testing.T) {
 		t.Errorf("withSpinner wrapped a summarizer writing to a regular file")
 	}
 }
+
+func TestMaxPayload(t *testing.T) {
+	file := filepath.Join("testdata", "chats", "plain.json")
+	code, out, errOut := runCLI(t, noEnv, "compress", "-trigger", "100000", "-max-payload", "120", file)
+	var payload []recap.Message
+	if code != 0 || json.Unmarshal([]byte(out), &payload) != nil || !strings.Contains(errOut, "left out to fit -max-payload: m1 m2") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	code, out, errOut = runCLI(t, noEnv, "compress", "-trigger", "100000", "-max-payload", "5", file)
+	if code != 1 || !strings.Contains(errOut, "exceed the payload budget") || !strings.Contains(out, `"id": "m19"`) {
+		t.Fatalf("budget below the pinned prompt and turn: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
