@@ -347,7 +347,14 @@ func truncate(m Message, budget, tokens int, tc TokenCounter) Message {
 			hi = mid - 1
 		}
 	}
-	return Message{ID: m.ID, Role: m.Role, Content: string(text[:lo]) + marker}
+	// Counts are not quite additive where the cut meets the marker: shrink
+	// until the whole fits.
+	content := string(text[:lo]) + marker
+	for over := tc.CountTokens(content) - budget; over > 0 && lo > 0; over = tc.CountTokens(content) - budget {
+		lo = max(0, lo-over)
+		content = string(text[:lo]) + marker
+	}
+	return Message{ID: m.ID, Role: m.Role, Content: content}
 }
 
 // summarizeChunk asks the Summarizer, then if it fails the fallback, to
