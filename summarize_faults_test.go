@@ -647,3 +647,18 @@ func FuzzCompress(f *testing.F) {
 		}
 	})
 }
+
+func TestTruncateFitsWithRealCounter(t *testing.T) {
+	tc, err := NewTiktokenCounter(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{strings.Repeat("!", 5000), strings.Repeat("word ", 3000), strings.Repeat("字", 4000), strings.Repeat("a.\n", 2000)} {
+		for _, budget := range []int{30, 100, 333} {
+			m := truncate(Message{ID: "x", Role: RoleUser, Content: text}, budget, tc.CountTokens(text), tc)
+			if n := tc.CountTokens(m.Content); n > budget || !strings.Contains(m.Content, "[recap: message truncated") {
+				t.Errorf("%.10q... in %d tokens: %d tokens %q", text, budget, n, m.Content)
+			}
+		}
+	}
+}
