@@ -267,8 +267,9 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 	stored := prev // what the Store holds: the compare-and-swap's prev
 	out.summary = p.Summary
 	rest := p.Summarize
+	counts := c.counts.countAll(c.cfg.counter, rest) // once, not per chunk
 	for len(rest) > 0 {
-		chunk, input := c.chunk(out.summary, rest)
+		chunk, input := c.chunk(out.summary, rest, counts)
 		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input)
 		if ctx.Err() != nil {
 			return outcome{}, ctx.Err()
@@ -296,22 +297,22 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 			return out, nil
 		}
 		stored, out.summary, out.saved = next, next, true
-		rest = rest[len(chunk):]
+		rest, counts = rest[len(chunk):], counts[len(chunk):]
 		c.log(ctx, slog.LevelInfo, "summarized", chatID, "messages", len(chunk), "boundary", next.LastMessageID, "fallback", fellBack)
 	}
 	return out, nil
 }
 
 // chunk returns the first messages of rest that fit in one Summarizer call
-// with the running summary, at least one, and their input tokens. Without
-// WithMaxSummarizeInput, all of rest fits. A first message that alone does
-// not fit is truncated, with a marker.
-func (c *Compressor) chunk(running Summary, rest []Message) ([]Message, int) {
+// with the running summary, at least one, and their input tokens; counts
+// are the tokens of rest's texts. Without WithMaxSummarizeInput, all of
+// rest fits. A first message that alone does not fit is truncated, with a
+// marker.
+func (c *Compressor) chunk(running Summary, rest []Message, counts []int) ([]Message, int) {
 	input := 0
 	if !running.IsZero() {
 		input = c.tokens(&Message{ID: SummaryIDPrefix + running.LastMessageID, Content: running.Text}, nil)
 	}
-	counts := c.counts.countAll(c.cfg.counter, rest)
 	if c.cfg.maxInput == 0 {
 		for _, n := range counts {
 			input += n + c.cfg.overhead

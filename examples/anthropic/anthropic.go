@@ -18,6 +18,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/llm"
 )
 
 // Defaults of the options.
@@ -25,6 +26,7 @@ const (
 	DefaultModel           = sdk.ModelClaudeHaiku4_5
 	DefaultMaxOutputTokens = 1024
 	DefaultMaxRetries      = 3
+	DefaultBaseURL         = "https://api.anthropic.com/"
 )
 
 // ErrTruncated reports a summary cut off at the output token limit, which
@@ -33,99 +35,74 @@ var ErrTruncated = errors.New("anthropic: summary truncated at the output token 
 
 // Summarizer summarizes with a Claude model. It is safe for concurrent use.
 type Summarizer struct {
-	client       sdk.Client
-	model        string
-	maxOutput    int
-	temperature  *float64
-	instructions string
-}
-
-type config struct {
-	baseURL      string
-	model        string
-	maxOutput    int
-	temperature  *float64
-	retries      int
-	httpClient   *http.Client
-	instructions string
+	client sdk.Client
+	cfg    llm.Config
 }
 
 // An Option configures a Summarizer.
-type Option func(*config)
+type Option func(*llm.Config)
 
 // WithBaseURL sends requests to another endpoint, such as a proxy. The
 // default is Anthropic's API.
-func WithBaseURL(url string) Option { return func(c *config) { c.baseURL = url } }
+func WithBaseURL(url string) Option { return func(c *llm.Config) { c.BaseURL = url } }
 
 // WithModel sets the model. The default is DefaultModel.
-func WithModel(model string) Option { return func(c *config) { c.model = model } }
+func WithModel(model string) Option { return func(c *llm.Config) { c.Model = model } }
 
 // WithMaxOutputTokens bounds the summary's length as the model counts it
 // (max_tokens). A request's MaxTokens, when smaller, wins. The default is
 // DefaultMaxOutputTokens.
-func WithMaxOutputTokens(n int) Option { return func(c *config) { c.maxOutput = n } }
+func WithMaxOutputTokens(n int) Option { return func(c *llm.Config) { c.MaxOutput = n } }
 
 // WithTemperature sets the sampling temperature. The default is the API's.
-func WithTemperature(t float64) Option { return func(c *config) { c.temperature = &t } }
+func WithTemperature(t float64) Option { return func(c *llm.Config) { c.Temperature = &t } }
 
 // WithMaxRetries sets how often a failed request is retried. The default
 // is DefaultMaxRetries.
-func WithMaxRetries(n int) Option { return func(c *config) { c.retries = n } }
+func WithMaxRetries(n int) Option { return func(c *llm.Config) { c.Retries = n } }
 
 // WithHTTPClient sets the HTTP client. The default is http.DefaultClient.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
+func WithHTTPClient(hc *http.Client) Option { return func(c *llm.Config) { c.HTTPClient = hc } }
 
 // WithInstructions replaces recap.DefaultInstructions as the system prompt.
-func WithInstructions(s string) Option { return func(c *config) { c.instructions = s } }
+func WithInstructions(s string) Option { return func(c *llm.Config) { c.Instructions = s } }
 
-// New returns a Summarizer that authenticates with apiKey. Every setting
-// comes from its arguments.
+// New returns a Summarizer that authenticates with apiKey, at
+// DefaultBaseURL unless WithBaseURL says otherwise. The key, the base URL
+// and the retries are set explicitly; the SDK's client still reads
+// ANTHROPIC_AUTH_TOKEN from the environment.
 func New(apiKey string, opts ...Option) (*Summarizer, error) {
-	cfg := config{model: DefaultModel, maxOutput: DefaultMaxOutputTokens, retries: DefaultMaxRetries}
+	cfg := llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	switch {
-	case cfg.model == "":
-		return nil, errors.New("anthropic: empty model")
-	case cfg.maxOutput < 1:
-		return nil, fmt.Errorf("anthropic: max output tokens %d is not positive", cfg.maxOutput)
-	case cfg.retries < 0:
-		return nil, fmt.Errorf("anthropic: max retries %d is negative", cfg.retries)
+	if err := cfg.Check("anthropic"); err != nil {
+		return nil, err
 	}
-	ropts := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(cfg.retries)}
-	if cfg.baseURL != "" {
-		ropts = append(ropts, option.WithBaseURL(cfg.baseURL))
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL // set, so that the SDK's own variable cannot redirect it
 	}
-	if cfg.httpClient != nil {
-		ropts = append(ropts, option.WithHTTPClient(cfg.httpClient))
+	ropts := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(cfg.Retries), option.WithBaseURL(cfg.BaseURL)}
+	if cfg.HTTPClient != nil {
+		ropts = append(ropts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	return &Summarizer{
-		client:       sdk.NewClient(ropts...),
-		model:        cfg.model,
-		maxOutput:    cfg.maxOutput,
-		temperature:  cfg.temperature,
-		instructions: cfg.instructions,
-	}, nil
+	return &Summarizer{client: sdk.NewClient(ropts...), cfg: cfg}, nil
 }
 
 // Summarize asks the model to merge req.Previous and req.Messages. An API
 // error keeps the server's status and body (see *sdk.Error); a summary cut
 // off at the token limit is ErrTruncated.
 func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) (string, error) {
-	p := recap.RenderPrompt(req, s.instructions)
-	max := s.maxOutput
-	if req.MaxTokens > 0 && req.MaxTokens < max {
-		max = req.MaxTokens
-	}
+	p := recap.RenderPrompt(req, s.cfg.Instructions)
+	max := s.cfg.OutputLimit(req)
 	params := sdk.MessageNewParams{
-		Model:     s.model,
+		Model:     s.cfg.Model,
 		MaxTokens: int64(max),
 		System:    []sdk.TextBlockParam{{Text: p.System}},
 		Messages:  []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(p.User))},
 	}
-	if s.temperature != nil {
-		params.Temperature = sdk.Float(*s.temperature)
+	if s.cfg.Temperature != nil {
+		params.Temperature = sdk.Float(*s.cfg.Temperature)
 	}
 	msg, err := s.client.Messages.New(ctx, params)
 	if err != nil {

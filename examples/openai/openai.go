@@ -20,6 +20,7 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/llm"
 )
 
 // Defaults of the options.
@@ -27,6 +28,7 @@ const (
 	DefaultModel           = "gpt-4o-mini"
 	DefaultMaxOutputTokens = 1024
 	DefaultMaxRetries      = 3
+	DefaultBaseURL         = "https://api.openai.com/v1/"
 )
 
 // ErrTruncated reports a summary cut off at the output token limit, which
@@ -36,104 +38,77 @@ var ErrTruncated = errors.New("openai: summary truncated at the output token lim
 // Summarizer summarizes with an OpenAI chat model. It is safe for
 // concurrent use.
 type Summarizer struct {
-	client       oai.Client
-	model        string
-	maxOutput    int
-	temperature  *float64
-	instructions string
-}
-
-type config struct {
-	baseURL      string
-	model        string
-	maxOutput    int
-	temperature  *float64
-	retries      int
-	httpClient   *http.Client
-	instructions string
+	client oai.Client
+	cfg    llm.Config
 }
 
 // An Option configures a Summarizer.
-type Option func(*config)
+type Option func(*llm.Config)
 
 // WithBaseURL sends requests to an OpenAI-compatible server, such as
 // "http://localhost:11434/v1". The default is OpenAI's API.
-func WithBaseURL(url string) Option { return func(c *config) { c.baseURL = url } }
+func WithBaseURL(url string) Option { return func(c *llm.Config) { c.BaseURL = url } }
 
 // WithModel sets the model. The default is DefaultModel.
-func WithModel(model string) Option { return func(c *config) { c.model = model } }
+func WithModel(model string) Option { return func(c *llm.Config) { c.Model = model } }
 
 // WithMaxOutputTokens bounds the summary's length as the model counts it
 // (max_completion_tokens). A request's MaxTokens, when smaller, wins. The
 // default is DefaultMaxOutputTokens.
-func WithMaxOutputTokens(n int) Option { return func(c *config) { c.maxOutput = n } }
+func WithMaxOutputTokens(n int) Option { return func(c *llm.Config) { c.MaxOutput = n } }
 
 // WithTemperature sets the sampling temperature. The default is the
 // model's.
-func WithTemperature(t float64) Option { return func(c *config) { c.temperature = &t } }
+func WithTemperature(t float64) Option { return func(c *llm.Config) { c.Temperature = &t } }
 
 // WithMaxRetries sets how often a failed request is retried. The default
 // is DefaultMaxRetries.
-func WithMaxRetries(n int) Option { return func(c *config) { c.retries = n } }
+func WithMaxRetries(n int) Option { return func(c *llm.Config) { c.Retries = n } }
 
 // WithHTTPClient sets the HTTP client. The default is http.DefaultClient.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
+func WithHTTPClient(hc *http.Client) Option { return func(c *llm.Config) { c.HTTPClient = hc } }
 
 // WithInstructions replaces recap.DefaultInstructions as the system prompt.
-func WithInstructions(s string) Option { return func(c *config) { c.instructions = s } }
+func WithInstructions(s string) Option { return func(c *llm.Config) { c.Instructions = s } }
 
-// New returns a Summarizer that authenticates with apiKey. It reads no
-// environment variable: every setting comes from its arguments.
+// New returns a Summarizer that authenticates with apiKey, at
+// DefaultBaseURL unless WithBaseURL says otherwise. The key, the base URL
+// and the retries are set explicitly; the SDK's client still reads
+// OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS from the environment.
 func New(apiKey string, opts ...Option) (*Summarizer, error) {
-	cfg := config{model: DefaultModel, maxOutput: DefaultMaxOutputTokens, retries: DefaultMaxRetries}
+	cfg := llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	switch {
-	case cfg.model == "":
-		return nil, errors.New("openai: empty model")
-	case cfg.maxOutput < 1:
-		return nil, fmt.Errorf("openai: max output tokens %d is not positive", cfg.maxOutput)
-	case cfg.retries < 0:
-		return nil, fmt.Errorf("openai: max retries %d is negative", cfg.retries)
+	if err := cfg.Check("openai"); err != nil {
+		return nil, err
 	}
-	ropts := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(cfg.retries)}
-	if cfg.baseURL != "" {
-		ropts = append(ropts, option.WithBaseURL(cfg.baseURL))
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL // set, so that the SDK's own variable cannot redirect it
 	}
-	if cfg.httpClient != nil {
-		ropts = append(ropts, option.WithHTTPClient(cfg.httpClient))
+	ropts := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(cfg.Retries), option.WithBaseURL(cfg.BaseURL)}
+	if cfg.HTTPClient != nil {
+		ropts = append(ropts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	return &Summarizer{
-		// NewClient's defaults read OPENAI_* variables; the options
-		// after them override every one that matters here.
-		client:       oai.NewClient(ropts...),
-		model:        cfg.model,
-		maxOutput:    cfg.maxOutput,
-		temperature:  cfg.temperature,
-		instructions: cfg.instructions,
-	}, nil
+	return &Summarizer{client: oai.NewClient(ropts...), cfg: cfg}, nil
 }
 
 // Summarize asks the model to merge req.Previous and req.Messages. An API
 // error keeps the server's status and message (see *oai.Error); a summary
 // cut off at the token limit is ErrTruncated.
 func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) (string, error) {
-	p := recap.RenderPrompt(req, s.instructions)
-	max := s.maxOutput
-	if req.MaxTokens > 0 && req.MaxTokens < max {
-		max = req.MaxTokens
-	}
+	p := recap.RenderPrompt(req, s.cfg.Instructions)
+	max := s.cfg.OutputLimit(req)
 	params := oai.ChatCompletionNewParams{
-		Model: s.model,
+		Model: s.cfg.Model,
 		Messages: []oai.ChatCompletionMessageParamUnion{
 			oai.SystemMessage(p.System),
 			oai.UserMessage(p.User),
 		},
 		MaxCompletionTokens: oai.Int(int64(max)),
 	}
-	if s.temperature != nil {
-		params.Temperature = oai.Float(*s.temperature)
+	if s.cfg.Temperature != nil {
+		params.Temperature = oai.Float(*s.cfg.Temperature)
 	}
 	resp, err := s.client.Chat.Completions.New(ctx, params)
 	if err != nil {
