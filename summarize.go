@@ -260,7 +260,7 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 	if err != nil {
 		return outcome{}, err
 	}
-	if cur != prev {
+	if !cur.Equal(prev) {
 		return outcome{retry: true}, nil
 	}
 

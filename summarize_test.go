@@ -117,7 +117,7 @@ func TestCompressRolls(t *testing.T) {
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Fatalf("turn 3: Compress mismatch (-want +got):\n%s", diff)
 	}
-	if got, _ := st.Load(ctx, "c"); got != want.Summary {
+	if got, _ := st.Load(ctx, "c"); !got.Equal(want.Summary) {
 		t.Fatalf("turn 3: stored %+v, want %+v", got, want.Summary)
 	}
 
@@ -147,7 +147,7 @@ func TestCompressRolls(t *testing.T) {
 	if last.Previous != "covers u1,a1,u2,a2" || !cmp.Equal(ids(last.Messages), []string{"u3", "a3", "u4", "a4"}) {
 		t.Fatalf("turn 5: request Previous=%q Messages=%v", last.Previous, ids(last.Messages))
 	}
-	if want := (Summary{Text: "covers u1,a1,u2,a2; covers u3,a3,u4,a4", LastMessageID: "a4"}); res.Summary != want {
+	if want := (Summary{Text: "covers u1,a1,u2,a2; covers u3,a3,u4,a4", LastMessageID: "a4"}); !res.Summary.Equal(want) {
 		t.Fatalf("turn 5: summary %+v, want %+v", res.Summary, want)
 	}
 	if diff := cmp.Diff([]string{SummaryIDPrefix + "a4", "u5", "a5", "u6"}, ids(res.Payload)); diff != "" {
@@ -317,14 +317,14 @@ func TestCompressAbsorbs(t *testing.T) {
 			if tt.calls > 0 && calls.Load() != int64(tt.calls) {
 				t.Errorf("%s: %d Summarizer calls, want %d", tt.reason, calls.Load(), tt.calls)
 			}
-			if res.Summarized || res.Summary != stored {
+			if res.Summarized || !res.Summary.Equal(stored) {
 				t.Errorf("%s: Summarized=%v Summary=%+v, want the old summary in force", tt.reason, res.Summarized, res.Summary)
 			}
 			wantPayload := append([]string{SummaryIDPrefix + "a1"}, ids(chat[2:])...)
 			if diff := cmp.Diff(wantPayload, ids(res.Payload)); diff != "" {
 				t.Errorf("%s: payload mismatch (-want +got):\n%s", tt.reason, diff)
 			}
-			if got, _ := mem.Load(ctx, "c"); got != stored {
+			if got, _ := mem.Load(ctx, "c"); !got.Equal(stored) {
 				t.Errorf("%s: store holds %+v, want %+v", tt.reason, got, stored)
 			}
 		})
@@ -432,13 +432,13 @@ func TestCompressConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	// After the winner: summary (3 words) + u4 a4 (20) = 23, under 30.
-	if res.Err != nil || res.Summarized || res.Summary != winner {
+	if res.Err != nil || res.Summarized || !res.Summary.Equal(winner) {
 		t.Fatalf("Compress after conflict: %+v, want the winner's summary in force", res)
 	}
 	if diff := cmp.Diff([]string{SummaryIDPrefix + "a3", "u4", "a4", "u5", "a5", "u6"}, ids(res.Payload)); diff != "" {
 		t.Fatalf("payload mismatch (-want +got):\n%s", diff)
 	}
-	if got, _ := mem.Load(ctx, "c"); got != winner {
+	if got, _ := mem.Load(ctx, "c"); !got.Equal(winner) {
 		t.Fatalf("store holds %+v, want the winner's %+v", got, winner)
 	}
 }

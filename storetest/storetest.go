@@ -39,10 +39,25 @@ func Run(t *testing.T, newStore func(t *testing.T) recap.Store) {
 }
 
 var (
-	first  = recap.Summary{Text: "The user planned a trip to Paris.", LastMessageID: "m4"}
-	second = recap.Summary{Text: "The user planned a trip to Paris, then Rome.", LastMessageID: "m8"}
-	third  = recap.Summary{Text: "Paris, Rome, and a booked train.", LastMessageID: "m12"}
+	first  = recap.Summary{Text: "The user planned a trip to Paris.", LastMessageID: "m4", Covered: ids(1, 4)}
+	second = recap.Summary{Text: "The user planned a trip to Paris, then Rome.", LastMessageID: "m8", Covered: ids(1, 8)}
+	third  = recap.Summary{Text: "Paris, Rome, and a booked train.", LastMessageID: "m12", Covered: ids(1, 12)}
 )
+
+// ids returns "m<from>" to "m<to>".
+func ids(from, to int) []string {
+	var out []string
+	for i := from; i <= to; i++ {
+		out = append(out, fmt.Sprint("m", i))
+	}
+	return out
+}
+
+// withCovered returns s with Covered replaced by covered.
+func withCovered(s recap.Summary, covered ...string) recap.Summary {
+	s.Covered = covered
+	return s
+}
 
 var cases = []struct {
 	name string
@@ -80,6 +95,46 @@ var cases = []struct {
 		mustSave(t, st, "c1", recap.Summary{}, first)
 		wantConflict(t, st, "c1", recap.Summary{Text: first.Text + " ", LastMessageID: first.LastMessageID}, second)
 		wantConflict(t, st, "c1", recap.Summary{Text: first.Text, LastMessageID: first.LastMessageID + "x"}, second)
+		mustLoad(t, st, "c1", first)
+	}},
+	{"ConflictComparesCovered", func(t *testing.T, st recap.Store) {
+		mustSave(t, st, "c1", recap.Summary{}, first)
+		wantConflict(t, st, "c1", withCovered(first), second)                             // no Covered
+		wantConflict(t, st, "c1", withCovered(first, first.Covered[1:]...), second)       // one ID fewer
+		wantConflict(t, st, "c1", withCovered(first, append(ids(1, 3), "m5")...), second) // one ID other
+		wantConflict(t, st, "c1", withCovered(first, append(ids(1, 4), "m4")...), second) // one ID more
+		wantConflict(t, st, "c1", withCovered(first, "m2", "m1", "m3", "m4"), second)     // reordered
+		wantConflict(t, st, "c1", withCovered(first, "m1m2", "m3", "m4"), second)         // joined
+		wantConflict(t, st, "c1", withCovered(first, "m1", "m2", "m3", "m4", ""), second) // an empty ID more
+		mustLoad(t, st, "c1", first)
+	}},
+	{"CoveredRoundTrips", func(t *testing.T, st recap.Store) {
+		odd := recap.Summary{Text: "odd IDs", LastMessageID: "z", Covered: []string{
+			"a,b", "c\nd", "with space", `"quoted"`, "[x]", "ünï/中", "", "a\x00b", "z",
+		}}
+		many := recap.Summary{Text: "many", LastMessageID: "id-9999", Covered: make([]string, 10000)}
+		for i := range many.Covered {
+			many.Covered[i] = fmt.Sprintf("id-%d", i)
+		}
+		mustSave(t, st, "odd", recap.Summary{}, odd)
+		mustLoad(t, st, "odd", odd)
+		mustSave(t, st, "many", recap.Summary{}, many)
+		mustLoad(t, st, "many", many)
+		mustSave(t, st, "odd", odd, withCovered(first))
+		mustLoad(t, st, "odd", withCovered(first))
+	}},
+	{"NoSharedMemory", func(t *testing.T, st recap.Store) {
+		s := recap.Summary{Text: first.Text, LastMessageID: first.LastMessageID, Covered: append([]string(nil), first.Covered...)}
+		mustSave(t, st, "c1", recap.Summary{}, s)
+		s.Covered[0] = "changed by the caller after Save"
+		mustLoad(t, st, "c1", first)
+		got, err := st.Load(context.Background(), "c1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Covered) > 0 {
+			got.Covered[0] = "changed by the caller after Load"
+		}
 		mustLoad(t, st, "c1", first)
 	}},
 	{"ChatsAreIndependent", func(t *testing.T, st recap.Store) {
@@ -181,7 +236,7 @@ func mustLoad(t *testing.T, st recap.Store, chat string, want recap.Summary) {
 	if err != nil {
 		t.Fatalf("Load(%q): %v", chat, err)
 	}
-	if got != want {
+	if !got.Equal(want) {
 		t.Fatalf("Load(%q) = %+v, want %+v", chat, abbrev(got), abbrev(want))
 	}
 }
@@ -205,6 +260,9 @@ func wantConflict(t *testing.T, st recap.Store, chat string, prev, next recap.Su
 func abbrev(s recap.Summary) recap.Summary {
 	if len(s.Text) > 80 {
 		s.Text = s.Text[:80] + fmt.Sprintf("...(%d bytes)", len(s.Text))
+	}
+	if len(s.Covered) > 8 {
+		s.Covered = append(s.Covered[:4:4], fmt.Sprintf("...(%d IDs)", len(s.Covered)))
 	}
 	return s
 }

@@ -47,7 +47,56 @@ func (s *ignoresContext) Save(_ context.Context, chat string, prev, next recap.S
 	if s.m == nil {
 		s.m = map[string]recap.Summary{}
 	}
-	if s.m[chat] != prev {
+	if !s.m[chat].Equal(prev) {
+		return recap.ErrConflict
+	}
+	s.m[chat] = next
+	return nil
+}
+
+// textAndBoundaryOnly compares and keeps only Text and LastMessageID, as a
+// store written before Summary.Covered would.
+type textAndBoundaryOnly struct{ *recap.MemoryStore }
+
+func (s textAndBoundaryOnly) Load(ctx context.Context, chat string) (recap.Summary, error) {
+	sum, err := s.MemoryStore.Load(ctx, chat)
+	sum.Covered = nil
+	return sum, err
+}
+
+func (s textAndBoundaryOnly) Save(ctx context.Context, chat string, prev, next recap.Summary) error {
+	cur, _ := s.MemoryStore.Load(ctx, chat)
+	if cur.Text != prev.Text || cur.LastMessageID != prev.LastMessageID {
+		return recap.ErrConflict
+	}
+	return s.MemoryStore.Save(ctx, chat, cur, next)
+}
+
+// sharesCovered keeps the caller's Covered slice instead of a copy.
+type sharesCovered struct {
+	mu sync.Mutex
+	m  map[string]recap.Summary
+}
+
+func (s *sharesCovered) Load(ctx context.Context, chat string) (recap.Summary, error) {
+	if err := ctx.Err(); err != nil {
+		return recap.Summary{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[chat], nil
+}
+
+func (s *sharesCovered) Save(ctx context.Context, chat string, prev, next recap.Summary) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]recap.Summary{}
+	}
+	if !s.m[chat].Equal(prev) {
 		return recap.ErrConflict
 	}
 	s.m[chat] = next
@@ -58,9 +107,11 @@ var brokenStores = map[string]struct {
 	new     func() recap.Store
 	catches string // the subtest that must fail
 }{
-	"lastWriterWins": {func() recap.Store { return lastWriterWins{recap.NewMemoryStore()} }, "ConflictOnStalePrev"},
-	"errorOnUnknown": {func() recap.Store { return errorOnUnknown{recap.NewMemoryStore()} }, "LoadUnknownChat"},
-	"ignoresContext": {func() recap.Store { return &ignoresContext{} }, "CanceledContext"},
+	"lastWriterWins":      {func() recap.Store { return lastWriterWins{recap.NewMemoryStore()} }, "ConflictOnStalePrev"},
+	"errorOnUnknown":      {func() recap.Store { return errorOnUnknown{recap.NewMemoryStore()} }, "LoadUnknownChat"},
+	"ignoresContext":      {func() recap.Store { return &ignoresContext{} }, "CanceledContext"},
+	"textAndBoundaryOnly": {func() recap.Store { return textAndBoundaryOnly{recap.NewMemoryStore()} }, "ConflictComparesCovered"},
+	"sharesCovered":       {func() recap.Store { return &sharesCovered{} }, "NoSharedMemory"},
 }
 
 // TestBrokenStoreHelper runs the suite on the broken store named by
