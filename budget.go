@@ -1,0 +1,62 @@
+package recap
+
+import (
+	"fmt"
+	"strings"
+)
+
+// fit enforces WithMaxPayloadTokens on res, whose payload was built from p
+// and res.Summary: it drops the oldest conversations between the summary
+// and the current turn, then the summary message, until the payload fits.
+func (c *Compressor) fit(res Result, p Plan) (Result, error) {
+	if res.Summarized {
+		res.PayloadTokens = c.tokens(nil, res.Payload) // small, after a summarization
+	} else {
+		// The payload is the plan's: reuse its count of the largest part.
+		res.PayloadTokens = c.tokens(nil, p.Pinned) + p.Tokens + c.tokens(nil, p.Window) + c.tokens(nil, p.Turn)
+	}
+	if c.cfg.maxPayload == 0 || res.PayloadTokens <= c.cfg.maxPayload {
+		return res, nil
+	}
+	counts := c.counts.countAll(c.cfg.counter, res.Payload)
+	total := res.PayloadTokens
+	// The payload is [pinned][summary?][middle...][turn].
+	head, tail := len(p.Pinned), len(res.Payload)-len(p.Turn)
+	hasSummary := head < tail && strings.HasPrefix(res.Payload[head].ID, SummaryIDPrefix)
+	first := head
+	if hasSummary {
+		first++
+	}
+	cut := first // the middle's messages before cut are dropped
+	for cut < tail && total > c.cfg.maxPayload {
+		// Drop one conversation: up to the next user message.
+		end := cut + 1
+		for end < tail && res.Payload[end].Role != RoleUser {
+			end++
+		}
+		for i := cut; i < end; i++ {
+			total -= counts[i] + c.cfg.overhead
+		}
+		cut = end
+	}
+	dropSummary := hasSummary && total > c.cfg.maxPayload
+	if dropSummary {
+		total -= counts[head] + c.cfg.overhead
+	}
+	var kept, dropped []Message
+	kept = append(kept, res.Payload[:head]...)
+	if hasSummary {
+		if dropSummary {
+			dropped = append(dropped, res.Payload[head])
+		} else {
+			kept = append(kept, res.Payload[head])
+		}
+	}
+	dropped = append(dropped, res.Payload[first:cut]...)
+	kept = append(kept, res.Payload[cut:]...)
+	res.Payload, res.Dropped, res.PayloadTokens = kept, dropped, total
+	if total > c.cfg.maxPayload {
+		return res, fmt.Errorf("%w: %d tokens, budget %d", ErrBudget, total, c.cfg.maxPayload)
+	}
+	return res, nil
+}
