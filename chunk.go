@@ -1,41 +1,162 @@
 package recap
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
-// chunk returns the first messages of rest that fit in one Summarizer call
-// with the running summary, at least one, and their input tokens; counts
-// are the tokens of rest's texts. Without WithMaxSummarizeInput, all of
-// rest fits. A first message that alone does not fit is truncated, with a
-// marker.
-func (c *Compressor) chunk(running Summary, rest []Message, counts []int) ([]Message, int) {
+// A backlog larger than WithMaxSummarizeInput is cut into chunks, one
+// Summarizer call each. A chunk never ends between a tool call and its
+// results, and every message the boundary passes reaches the Summarizer
+// with at least the start of its text.
+
+// minKeep is the least of a message's text, in tokens, that a truncated
+// message keeps for the Summarizer.
+const minKeep = 8
+
+// truncationMarker is appended to a message cut for the Summarizer.
+func truncationMarker(tokens int) string {
+	return fmt.Sprintf("\n[recap: message truncated for the summarizer, %d tokens in all]", tokens)
+}
+
+// piece returns the fewest tokens a message can be given in a chunk: its
+// framing, the truncation marker and minKeep tokens of its text.
+func piece(tc TokenCounter, overhead int) int {
+	return tc.CountTokens(truncationMarker(1<<31-1)) + overhead + minKeep
+}
+
+// minRoom returns the room a chunk always has for messages, whatever the
+// size of the running summary: a quarter of the input limit, and at least
+// one piece. A running summary larger than maxInput minus this room (one
+// saved under other options) makes that one call exceed the limit.
+func (c *Compressor) minRoom() int {
+	return max(c.cfg.maxInput/4, c.piece)
+}
+
+// cutPoints reports, for each i from 0 to len(msgs), whether msgs may be
+// cut before msgs[i] (len(msgs): after the last one): not before a tool
+// message, and not between a tool call ("tool-call" part) and a result
+// ("tool-result" part) with its ID, parallel calls included. A cut at an
+// allowed point never leaves a tool result without its call before it.
+func cutPoints(msgs []Message) []bool {
+	ok := make([]bool, len(msgs)+1)
+	for i := range ok {
+		ok[i] = true
+	}
+	var calls map[string]int // tool call ID to the index of its message
+	for i, m := range msgs {
+		if m.Role == RoleTool {
+			ok[i] = false
+		}
+		for _, p := range m.Parts {
+			switch p.Type {
+			case PartToolCall:
+				if calls == nil {
+					calls = make(map[string]int)
+				}
+				calls[p.ToolCallID] = i
+			case PartToolResult:
+				if c, found := calls[p.ToolCallID]; found {
+					for j := c + 1; j <= i; j++ {
+						ok[j] = false
+					}
+				}
+			}
+		}
+	}
+	return ok
+}
+
+// chunk returns the next Summarizer input of rest, given the running
+// summary: the messages (the last ones possibly truncated, with a marker),
+// how many messages of rest it takes (at least one), and its input tokens.
+// counts are the tokens of rest's texts and cuts its cut points (see
+// cutPoints). Without WithMaxSummarizeInput, all of rest is one chunk.
+//
+// With it, the chunk takes whole groups (the messages between two cut
+// points) while they fit beside the running summary. A group that does
+// not fit is truncated into the room left when the chunk would otherwise
+// be empty, or when it could never fit whole and at least half the room is
+// left; otherwise the chunk ends before it. Each message keeps at least
+// one piece.
+func (c *Compressor) chunk(running Summary, rest []Message, counts []int, cuts []bool) ([]Message, int, int) {
 	input := 0
 	if !running.IsZero() {
 		input = c.tokens(&Message{ID: SummaryIDPrefix + running.LastMessageID, Content: running.Text}, nil)
 	}
+	cost := func(i int) int { return counts[i] + c.cfg.overhead }
 	if c.cfg.maxInput == 0 {
-		for _, n := range counts {
-			input += n + c.cfg.overhead
+		for i := range rest {
+			input += cost(i)
 		}
-		return rest, input
+		return rest, len(rest), input
 	}
-	n := 0
-	for n < len(rest) && input+counts[n]+c.cfg.overhead <= c.cfg.maxInput {
-		input += counts[n] + c.cfg.overhead
-		n++
+	room := max(c.cfg.maxInput-input, c.minRoom())
+	used, n := 0, 0
+	for n < len(rest) {
+		g := n + 1 // the group rest[n:g]
+		for !cuts[g] {
+			g++
+		}
+		size := 0
+		for i := n; i < g; i++ {
+			size += cost(i)
+		}
+		if used+size <= room {
+			used, n = used+size, g
+			continue
+		}
+		if n > 0 && (size <= room || room-used < max(room/2, (g-n)*c.piece)) {
+			break // the next chunk has more room for it
+		}
+		msgs := append(slices.Clip(rest[:n]), c.squeeze(rest[n:g], counts[n:g], room-used)...)
+		for _, m := range msgs[n:] {
+			input += c.tokens(nil, []Message{m})
+		}
+		return msgs, g, input + used
 	}
-	if n > 0 {
-		return rest[:n], input
+	return rest[:n], n, input + used
+}
+
+// squeeze fits the messages of one group into room tokens: the largest
+// are truncated to a common cap, each keeping at least one piece, so that
+// the group exceeds room only if room is under a piece per message.
+func (c *Compressor) squeeze(group []Message, counts []int, room int) []Message {
+	out := make([]Message, len(group))
+	sizes := make([]int, len(group))
+	for i := range group {
+		sizes[i] = counts[i] + c.cfg.overhead
 	}
-	budget := c.cfg.maxInput - input - c.cfg.overhead
-	m := truncate(rest[0], budget, counts[0], c.cfg.counter)
-	return []Message{m}, input + c.cfg.counter.CountTokens(m.Content) + c.cfg.overhead
+	// The cap: the largest L with the sum of min(size, L) within room.
+	sorted := slices.Clone(sizes)
+	slices.Sort(sorted)
+	limit, left := room, room
+	for i, s := range sorted {
+		share := left / (len(sorted) - i)
+		if s > share {
+			limit = share
+			break
+		}
+		left -= s
+		limit = s
+	}
+	limit = max(limit, c.piece)
+	for i, m := range group {
+		if sizes[i] <= limit {
+			out[i] = m
+			continue
+		}
+		out[i] = truncate(m, limit-c.cfg.overhead, counts[i], c.cfg.counter)
+	}
+	return out
 }
 
 // truncate returns m with its text cut to at most budget tokens, counted
 // by tc, and a marker saying how much was cut: the part of m that a
 // Summarizer with a bounded input can take. m's ID and role are kept.
+// budget must leave room for the marker and minKeep tokens.
 func truncate(m Message, budget, tokens int, tc TokenCounter) Message {
-	marker := fmt.Sprintf("\n[recap: message truncated for the summarizer, %d tokens in all]", tokens)
+	marker := truncationMarker(tokens)
 	text := []rune(m.Text())
 	keep := budget - tc.CountTokens(marker)
 	lo, hi := 0, len(text)
@@ -55,4 +176,35 @@ func truncate(m Message, budget, tokens int, tc TokenCounter) Message {
 		content = string(text[:lo]) + marker
 	}
 	return Message{ID: m.ID, Role: m.Role, Content: content}
+}
+
+// coverage builds the Covered list of the summaries a summarization saves.
+type coverage struct {
+	ids  []string
+	seen map[string]bool
+}
+
+// newCoverage starts from what p's summary covers: its Covered list, and
+// the IDs of the messages the history sent for it (echoes of earlier
+// summaries, or all of them for a summary saved without Covered).
+func newCoverage(p Plan) *coverage {
+	cv := &coverage{ids: slices.Clone(p.Summary.Covered), seen: make(map[string]bool, len(p.Summary.Covered))}
+	for _, id := range cv.ids {
+		cv.seen[id] = true
+	}
+	cv.add(p.Covered)
+	return cv
+}
+
+// add appends the IDs of msgs not covered yet and returns the list, in a
+// slice of its own.
+func (cv *coverage) add(msgs []Message) []string {
+	for _, m := range msgs {
+		if !cv.seen[m.ID] {
+			cv.seen[m.ID] = true
+			cv.ids = append(cv.ids, m.ID)
+		}
+	}
+	cv.ids = slices.Clip(cv.ids)
+	return cv.ids
 }

@@ -20,6 +20,7 @@ func TestPurity(t *testing.T) {
 		"log/slog":      true,                                   // only to a logger the caller passes (WithLogger)
 		"crypto/sha256": true, "encoding/hex": true, "io": true, // RenderPrompt's delimiters
 		"runtime/debug":                         true, // the stack of a recovered Summarizer panic
+		"slices":                                true,
 		"github.com/pkoukk/tiktoken-go-loader":  true, // embedded vocabularies only
 		"github.com/recapgo/recap/internal/bpe": true,
 	}

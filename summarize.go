@@ -57,6 +57,7 @@ type Compressor struct {
 	cfg        config
 	counts     *countCache // token counts of the messages seen, bounded
 	flights    flights     // summarizations in progress, by chat
+	piece      int         // the least tokens a message is given in a chunk (see piece)
 }
 
 // New returns a Compressor that summarizes with s and persists summaries in
@@ -78,10 +79,17 @@ func New(s Summarizer, st Store, opts ...Option) (*Compressor, error) {
 	if cfg.counter == nil {
 		cfg.counter = defaultCounter()
 	}
-	if cfg.maxSummary > 0 && cfg.maxInput > 0 && cfg.maxSummary >= cfg.maxInput {
-		return nil, invalid("WithMaxSummaryTokens", "%d is not below WithMaxSummarizeInput's %d: a summary would leave no room for messages", cfg.maxSummary, cfg.maxInput)
+	c := &Compressor{summarizer: s, store: st, cfg: cfg, counts: newCountCache()}
+	if cfg.maxInput > 0 {
+		c.piece = piece(cfg.counter, cfg.overhead)
+		if cfg.maxInput < 2*c.piece {
+			return nil, invalid("WithMaxSummarizeInput", "%d tokens is too small: a chunk must hold at least two truncated messages of %d tokens (marker, framing and %d tokens of text)", cfg.maxInput, c.piece, minKeep)
+		}
+		if room := c.minRoom(); cfg.maxSummary > cfg.maxInput-room {
+			return nil, invalid("WithMaxSummaryTokens", "%d leaves less than %d of WithMaxSummarizeInput's %d tokens for messages", cfg.maxSummary, room, cfg.maxInput)
+		}
 	}
-	return &Compressor{summarizer: s, store: st, cfg: cfg, counts: newCountCache()}, nil
+	return c, nil
 }
 
 // defaultCounter returns the o200k_base counter, loaded on first count.
@@ -101,8 +109,10 @@ type Result struct {
 	// plus the message overhead.
 	PayloadTokens int
 	// Summary is the summary in force after the call: the one the Store
-	// holds for the chat, or the zero Summary when there is none or the
-	// stored one is stale.
+	// holds for the chat (also after an absorbed failure, and after a
+	// failed summarization of another call that saved part of its
+	// backlog), or the zero Summary when there is none, the stored one is
+	// stale, or the chat is Older than it.
 	Summary Summary
 	// Summarized reports whether this call made and saved a new summary.
 	// After a backlog folded in chunks it may cover only part of the
@@ -115,8 +125,13 @@ type Result struct {
 	// [Plan.Tokens]).
 	Tokens int
 	// Stale reports that the stored summary's boundary was not found in
-	// the history, so the summary was not used.
+	// the history, so the summary was not used (see [Plan.Stale]).
 	Stale bool
+	// Older reports that msgs is an older snapshot of the chat than the
+	// stored summary (see [Plan.Older]): the payload is built from msgs
+	// alone, nothing was summarized, the stored summary is unchanged and
+	// Summary is zero.
+	Older bool
 	// Dropped are the messages left out of Payload to keep it within
 	// WithMaxPayloadTokens, oldest first. They are still in the chat's
 	// history: the Store is not changed by dropping.
@@ -128,6 +143,11 @@ type Result struct {
 	// saved and Payload is built on it.
 	Err error
 }
+
+// minSummaryAllowance is how long, in tokens, a summary may always be, even
+// when its input is shorter: a tiny input (a short message and no previous
+// summary) must not block progress.
+const minSummaryAllowance = 64
 
 // maxAttempts bounds how often Compress plans again after losing a race
 // to another writer or waiting for another call's summarization.
@@ -157,12 +177,15 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 	if c.summarizer == nil || c.store == nil {
 		return Result{}, fmt.Errorf("%w: Compress needs a Summarizer and a Store", ErrInvalidOption)
 	}
-	msgs, ix, echoed, err := prepare(msgs)
+	ix, err := index(msgs)
 	if err != nil {
 		return Result{}, err
 	}
-	var res Result
-	var p Plan
+	var (
+		res    Result
+		p      Plan
+		shared error // the failure of another call's summarization this call waited for
+	)
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
@@ -174,9 +197,14 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 		if p, err = c.plan(msgs, ix, prev); err != nil {
 			return Result{}, err
 		}
-		p.Echoed = echoed
-		res = Result{Payload: p.Payload(), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale}
+		res = Result{Payload: p.Payload(), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older}
 		if !p.Trigger {
+			break
+		}
+		if shared != nil {
+			// Built on what the Store holds now, which may be part of
+			// what the failed summarization folded before it failed.
+			res.Err = shared
 			break
 		}
 		if attempt > maxAttempts {
@@ -190,11 +218,8 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 			case <-ctx.Done():
 				return Result{}, ctx.Err()
 			}
-			if f.err != nil {
-				res.Err = f.err // the summarization this call waited for failed
-				break
-			}
-			continue // plan against the summary it saved
+			shared = f.err
+			continue // plan against what it saved
 		}
 		out, err := c.lead(ctx, chatID, f, prev, p)
 		if err != nil {
@@ -264,8 +289,10 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 	out.summary = p.Summary
 	rest := p.Summarize
 	counts := c.counts.countAll(c.cfg.counter, rest) // once, not per chunk
+	cuts := cutPoints(rest)
+	covered := newCoverage(p)
 	for len(rest) > 0 {
-		chunk, input := c.chunk(out.summary, rest, counts)
+		chunk, n, input := c.chunk(out.summary, rest, counts, cuts)
 		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input)
 		if ctx.Err() != nil {
 			return outcome{}, ctx.Err()
@@ -279,7 +306,7 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 		if err != nil {
 			out.err = err // the main Summarizer's failure; the fallback stood in
 		}
-		next := Summary{Text: text, LastMessageID: chunk[len(chunk)-1].ID}
+		next := Summary{Text: text, LastMessageID: rest[n-1].ID, Covered: covered.add(rest[:n])}
 		err = c.store.Save(ctx, chatID, stored, next)
 		switch {
 		case err == nil:
@@ -293,8 +320,8 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 			return out, nil
 		}
 		stored, out.summary, out.saved = next, next, true
-		rest, counts = rest[len(chunk):], counts[len(chunk):]
-		c.log(ctx, slog.LevelInfo, "summarized", chatID, "messages", len(chunk), "boundary", next.LastMessageID, "fallback", fellBack)
+		rest, counts, cuts = rest[n:], counts[n:], cuts[n:]
+		c.log(ctx, slog.LevelInfo, "summarized", chatID, "messages", n, "boundary", next.LastMessageID, "fallback", fellBack)
 	}
 	return out, nil
 }
@@ -352,7 +379,7 @@ func (c *Compressor) call(ctx context.Context, s Summarizer, req SummarizeReques
 	switch {
 	case c.cfg.maxSummary > 0 && ev.OutputTokens > c.cfg.maxSummary:
 		return "", fmt.Errorf("%w: %d tokens, over the maximum of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, c.cfg.maxSummary, req.ChatID)
-	case ev.OutputTokens > input:
+	case ev.OutputTokens > max(input, minSummaryAllowance):
 		return "", fmt.Errorf("%w: %d tokens for an input of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, input, req.ChatID)
 	}
 	return text, nil

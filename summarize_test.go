@@ -110,7 +110,7 @@ func TestCompressRolls(t *testing.T) {
 			chat[4], chat[5], chat[6],
 		},
 		PayloadTokens: 25,
-		Summary:       Summary{Text: "covers u1,a1,u2,a2", LastMessageID: "a2"},
+		Summary:       Summary{Text: "covers u1,a1,u2,a2", LastMessageID: "a2", Covered: []string{"u1", "a1", "u2", "a2"}},
 		Summarized:    true,
 		Tokens:        40,
 	}
@@ -147,7 +147,7 @@ func TestCompressRolls(t *testing.T) {
 	if last.Previous != "covers u1,a1,u2,a2" || !cmp.Equal(ids(last.Messages), []string{"u3", "a3", "u4", "a4"}) {
 		t.Fatalf("turn 5: request Previous=%q Messages=%v", last.Previous, ids(last.Messages))
 	}
-	if want := (Summary{Text: "covers u1,a1,u2,a2; covers u3,a3,u4,a4", LastMessageID: "a4"}); !res.Summary.Equal(want) {
+	if want := (Summary{Text: "covers u1,a1,u2,a2; covers u3,a3,u4,a4", LastMessageID: "a4", Covered: []string{"u1", "a1", "u2", "a2", "u3", "a3", "u4", "a4"}}); !res.Summary.Equal(want) {
 		t.Fatalf("turn 5: summary %+v, want %+v", res.Summary, want)
 	}
 	if diff := cmp.Diff([]string{SummaryIDPrefix + "a4", "u5", "a5", "u6"}, ids(res.Payload)); diff != "" {

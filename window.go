@@ -14,19 +14,25 @@ const SummaryIDPrefix = "recap-summary:"
 // recap's own summary messages echoed back by a client, which are in
 // Echoed.
 type Plan struct {
-	// Echoed are summary messages of recap's (their ID starts with
-	// SummaryIDPrefix) found in the input, as when a client sends back a
-	// payload it received. They are not history: they are left out, and
-	// the summary in force is put in their place.
+	// Echoed are the summary messages of recap's found in the input, as
+	// when a client sends back a payload it received: messages whose text
+	// is the existing summary's and whose ID is SummaryIDPrefix followed
+	// by its boundary (or, in a format without message IDs, any ID). They
+	// stand for the messages the summary covers: they are not history,
+	// and the summary in force takes their place. Any other message, even
+	// one whose ID starts with SummaryIDPrefix, is an ordinary message.
 	Echoed []Message
-	// Pinned are the leading system messages: the app's prompt. They are
-	// never summarized or counted, and always come first.
+	// Pinned are the leading system (and developer) messages: the app's
+	// prompt. They are never summarized or counted against the trigger,
+	// and always come first. Pinning stops at an echoed summary, and at
+	// any message whose ID starts with SummaryIDPrefix.
 	Pinned []Message
 	// Covered are the messages up to and including the boundary of the
-	// existing summary, which that summary stands for. They are not sent.
+	// existing summary (or an echo of it), which that summary stands for.
+	// They are not sent.
 	Covered []Message
 	// Summary is the existing summary in force: the zero Summary if the
-	// chat has none or if it is stale.
+	// chat has none, if it is stale, or if the chat is Older than it.
 	Summary Summary
 	// SummaryMessage is Summary as a message of the summary role, or nil
 	// when Summary is zero.
@@ -44,12 +50,21 @@ type Plan struct {
 	// Summarize, each message counted as its Text plus the message overhead.
 	Tokens int
 	// Trigger reports whether Tokens exceeds the trigger and Summarize is
-	// not empty, so that Compress would summarize.
+	// not empty, so that Compress would summarize. It is false for an
+	// Older chat.
 	Trigger bool
 	// Stale reports that the existing summary was dropped because its
-	// boundary is not in the history before the current turn (messages were
-	// edited or deleted); the whole history then counts as unsummarized.
+	// boundary is not in the history before the current turn and the chat
+	// is not Older: messages were edited (new IDs from the edited message
+	// on) or deleted. The whole history then counts as unsummarized.
 	Stale bool
+	// Older reports that msgs is an older snapshot of the chat than the
+	// existing summary: every message up to the current turn is one the
+	// summary already covers (see [Summary.Covered]), as with a delayed
+	// retry. The payload is then built from msgs alone, without the
+	// summary (which speaks of later messages), nothing is summarized, and
+	// the stored summary is left as it is.
+	Older bool
 }
 
 // Payload returns the messages to send when nothing is summarized:
@@ -103,6 +118,12 @@ func summaryMessage(s Summary, role Role) Message {
 // Summarizer nor the Store, only the token counter, so tests of windowing
 // logic can use it directly.
 //
+// The history starts after the boundary of the existing summary: after
+// the message whose ID is existing.LastMessageID, or after an echo of the
+// summary message itself (see [Plan.Echoed]), whichever comes later. When
+// neither is in msgs before the current turn, msgs is either Older than
+// the summary ([Plan.Older]) or edited ([Plan.Stale]).
+//
 // The returned slices are fresh, but their messages share Parts and Extra
 // with msgs. Plan never modifies msgs.
 //
@@ -111,7 +132,7 @@ func summaryMessage(s Summary, role Role) Message {
 // ID, with a duplicate ID or with an unknown role, and with
 // [ErrNoUserMessage] if there is no user message.
 func (c *Compressor) Plan(msgs []Message, existing Summary) (Plan, error) {
-	msgs, ix, echoed, err := prepare(msgs)
+	ix, err := index(msgs)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -119,40 +140,28 @@ func (c *Compressor) Plan(msgs []Message, existing Summary) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	p.Echoed = fresh(echoed)
-	for _, part := range []*[]Message{&p.Pinned, &p.Covered, &p.Summarize, &p.Window, &p.Turn} {
+	p.Echoed = fresh(p.Echoed)
+	var covered []Message
+	for _, m := range p.Covered {
+		if !p.echo(m) {
+			covered = append(covered, m)
+		}
+	}
+	p.Covered = covered
+	for _, part := range []*[]Message{&p.Pinned, &p.Summarize, &p.Window, &p.Turn} {
 		*part = fresh(*part)
 	}
 	return p, nil
 }
 
-// prepare validates msgs, takes out recap's own summary messages (echoed
-// back by a client) and maps each remaining ID to its position.
-func prepare(msgs []Message) ([]Message, map[string]int, []Message, error) {
-	ix, err := index(msgs)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var echoed []Message
-	for _, m := range msgs {
-		if strings.HasPrefix(m.ID, SummaryIDPrefix) {
-			echoed = append(echoed, m)
+// echo reports whether m is one of p.Echoed.
+func (p Plan) echo(m Message) bool {
+	for _, e := range p.Echoed {
+		if e.ID == m.ID {
+			return true
 		}
 	}
-	if len(echoed) == 0 {
-		return msgs, ix, nil, nil
-	}
-	history := make([]Message, 0, len(msgs)-len(echoed))
-	for _, m := range msgs {
-		if !strings.HasPrefix(m.ID, SummaryIDPrefix) {
-			history = append(history, m)
-		}
-	}
-	if len(history) == 0 {
-		return nil, nil, nil, ErrNoUserMessage
-	}
-	ix, _ = index(history) // valid: a subset of valid messages
-	return history, ix, echoed, nil
+	return false
 }
 
 // index validates msgs and maps each ID to its position.
@@ -175,17 +184,51 @@ func index(msgs []Message) (map[string]int, error) {
 	return ix, nil
 }
 
+// isEcho reports whether m is an echo of the summary message of s: its
+// text is s.Text and its ID is the one recap gave it (or m comes from a
+// format without IDs, where the caller had to make one up).
+func isEcho(m Message, s Summary) bool {
+	if s.Text == "" || m.Role == RoleTool {
+		return false
+	}
+	if m.ID != SummaryIDPrefix+s.LastMessageID && !m.idless() {
+		return false
+	}
+	if len(m.Parts) == 0 {
+		return m.Content == s.Text
+	}
+	return m.Text() == s.Text
+}
+
+// pinnable reports whether m may belong to the pinned prompt.
+func pinnable(m Message) bool {
+	return m.Role.pinned() && !strings.HasPrefix(m.ID, SummaryIDPrefix)
+}
+
 // plan is Plan on validated msgs, returning views of msgs rather than
-// copies.
+// copies; Covered includes the echoes.
 func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (Plan, error) {
+	var p Plan
+	// Echoes of the existing summary, recognized before anything is
+	// pinned: a system-role summary after the system prompt is not part
+	// of the prompt.
+	echoEnd := -1 // the history starts after the last echo
+	if !existing.IsZero() {
+		for i, m := range msgs {
+			if isEcho(m, existing) {
+				p.Echoed = append(p.Echoed, m)
+				echoEnd = i
+			}
+		}
+	}
 	// Pinned: the leading system messages.
 	pinned := 0
-	for pinned < len(msgs) && msgs[pinned].Role == RoleSystem {
+	for pinned < len(msgs) && pinnable(msgs[pinned]) && !(pinned <= echoEnd && p.echo(msgs[pinned])) {
 		pinned++
 	}
 	// Turn: the last user message and all after it.
 	turn := len(msgs) - 1
-	for turn >= pinned && msgs[turn].Role != RoleUser {
+	for turn >= pinned && (msgs[turn].Role != RoleUser || (turn <= echoEnd && p.echo(msgs[turn]))) {
 		turn--
 	}
 	if turn < pinned {
@@ -193,19 +236,25 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 	}
 
 	// History starts after the pinned prompt, or after the boundary of a
-	// summary whose boundary lies before the current turn.
-	var p Plan
+	// summary (or its echo) that lies before the current turn.
 	start := pinned
 	if !existing.IsZero() {
 		b, ok := ix[existing.LastMessageID]
-		if ok && b < turn && existing.Text != "" {
+		if !ok || b >= turn {
+			b = -1
+		}
+		if echoEnd < turn {
+			b = max(b, echoEnd)
+		}
+		switch {
+		case b >= 0 && existing.Text != "":
 			p.Summary = existing
 			sm := summaryMessage(existing, c.cfg.role)
 			p.SummaryMessage = &sm
-			if b+1 > start {
-				start = b + 1
-			}
-		} else {
+			start = max(start, b+1)
+		case older(msgs[pinned:turn+1], existing.Covered):
+			p.Older = true
+		default:
 			p.Stale = true
 		}
 	}
@@ -228,8 +277,38 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 	p.Window = history[w:]
 	p.Turn = msgs[turn:]
 	p.Tokens = c.tokens(p.SummaryMessage, p.Summarize)
-	p.Trigger = p.Tokens > c.cfg.trigger && len(p.Summarize) > 0
+	p.Trigger = p.Tokens > c.cfg.trigger && len(p.Summarize) > 0 && !p.Older
 	return p, nil
+}
+
+// older reports whether msgs, a history up to and including its current
+// turn's user message, is an older snapshot of a chat whose summary covers
+// the messages covered: whether msgs appear, in order, among covered (a
+// message deleted since may be missing). A message whose ID is
+// SummaryIDPrefix followed by a covered ID, an echo of an earlier summary,
+// stands for every message up to that one.
+func older(msgs []Message, covered []string) bool {
+	if len(covered) == 0 {
+		return false
+	}
+	pos := make(map[string]int, len(covered))
+	for i, id := range covered {
+		pos[id] = i
+	}
+	next := 0 // msgs so far are among covered[:next]
+	for _, m := range msgs {
+		i, ok := pos[m.ID]
+		if !ok {
+			if i, ok = pos[strings.TrimPrefix(m.ID, SummaryIDPrefix)]; !ok {
+				return false
+			}
+		}
+		if i < next {
+			return false
+		}
+		next = i + 1
+	}
+	return true
 }
 
 // tokens returns the tokens of the summary message (if any) and msgs,
@@ -253,3 +332,9 @@ func fresh(msgs []Message) []Message {
 	}
 	return append([]Message(nil), msgs...)
 }
+
+// pinned reports whether r is a role of the app's prompt.
+func (r Role) pinned() bool { return r == RoleSystem }
+
+// idless reports whether m comes from a wire format without message IDs.
+func (m Message) idless() bool { return false }
