@@ -1,0 +1,298 @@
+package recap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// The invariants recap promises, checked over random chats (with parallel
+// tool calls), random options, random Summarizer faults and random request
+// sequences: full histories, echoed payloads, older snapshots replayed
+// (delayed retries) and edits.
+//
+//   - every message of a request is in its payload (once), dropped, or
+//     covered by the summary in force;
+//   - no payload holds a tool result whose call is not before it;
+//   - the payload ends with the current turn and fits the ceiling whenever
+//     the pinned prompt and the turn do (ErrBudget otherwise);
+//   - the stored summary never covers less: except across an edit, the
+//     Covered list stored before a request is a prefix of the one after.
+
+// fuzzChat builds a chat from spec, one step per byte: its low two bits
+// pick a system, user or assistant message, or an assistant message with
+// one or two parallel tool calls followed by their results; the rest of
+// the byte is its length in words.
+func fuzzChat(spec []byte) []Message {
+	var msgs []Message
+	for i, b := range spec {
+		words := strings.Repeat("w ", int(b>>3))
+		id := fmt.Sprint("m", i)
+		switch b & 3 {
+		case 0:
+			msgs = append(msgs, Message{ID: id, Role: RoleSystem, Content: "rules " + words})
+		case 1:
+			msgs = append(msgs, Message{ID: id, Role: RoleUser, Content: "ask " + words})
+		case 2:
+			msgs = append(msgs, Message{ID: id, Role: RoleAssistant, Content: "say " + words})
+		case 3:
+			calls := 1 + int(b>>2&1)
+			call := Message{ID: id, Role: RoleAssistant}
+			var results []Message
+			for j := 0; j < calls; j++ {
+				cid := fmt.Sprintf("call_%d_%d", i, j)
+				call.Parts = append(call.Parts, Part{Type: PartToolCall, ToolCallID: cid, ToolName: "look", Input: []byte(`{"q":"x"}`)})
+				results = append(results, Message{ID: fmt.Sprintf("%s.r%d", id, j), Role: RoleTool,
+					Parts: []Part{{Type: PartToolResult, ToolCallID: cid, ToolName: "look", Output: []byte(fmt.Sprintf("%q", "out "+words))}}})
+			}
+			msgs = append(append(msgs, call), results...)
+		}
+	}
+	return msgs
+}
+
+// edited returns chat with new IDs (and new texts) from message k on, as
+// when a user edits message k.
+func edited(chat []Message, k, gen int) []Message {
+	out := append([]Message(nil), chat...)
+	for i := k; i < len(out); i++ {
+		m := out[i].clone()
+		m.ID = fmt.Sprintf("%s~%d", m.ID, gen)
+		if m.Content != "" {
+			m.Content += " edited"
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// orphanResult returns the ID of the first message of payload with a tool
+// result whose call is not before it, or "".
+func orphanResult(payload []Message) string {
+	calls := map[string]bool{}
+	for _, m := range payload {
+		for _, p := range m.Parts {
+			if p.Type == PartToolResult && !calls[p.ToolCallID] {
+				return m.ID
+			}
+		}
+		if m.Role == RoleTool && len(m.Parts) == 0 {
+			return m.ID
+		}
+		for _, p := range m.Parts {
+			if p.Type == PartToolCall {
+				calls[p.ToolCallID] = true
+			}
+		}
+	}
+	return ""
+}
+
+func isPrefix(a, b []string) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSequence replays one random case and fails t on a broken
+// invariant.
+func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode uint8) {
+	truth := fuzzChat(spec)
+	if len(truth) == 0 || len(truth) > 400 {
+		return
+	}
+	overhead := int(mode>>5) % 3
+	var calls int
+	sum := SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+		calls++
+		switch mode & 3 {
+		case 1:
+			if calls%3 == 2 {
+				return "", errors.New("down")
+			}
+		case 2:
+			if calls%2 == 0 {
+				panic("bug")
+			}
+		case 3:
+			if calls%4 == 1 {
+				return strings.Repeat("long ", 1000), nil
+			}
+		}
+		return fmt.Sprintf("s%d through %s", calls, req.Messages[len(req.Messages)-1].ID), nil
+	})
+	opts := []Option{WithTokenCounter(words), WithTriggerTokens(int(trigger) + 1), WithWindowConversations(int(mode>>2&3) + 1),
+		WithMaxPayloadTokens(int(budget)), WithMessageOverhead(overhead), WithSummaryRole([]Role{RoleSystem, RoleUser, RoleAssistant}[int(mode>>4&1)*(1+int(mode&1))])}
+	if mode&16 != 0 {
+		opts = append(opts, WithMaxSummarizeInput(int(trigger)+60))
+	}
+	st := NewMemoryStore()
+	c, err := New(sum, st, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	type sent struct {
+		msgs []Message
+		res  Result
+		end  int // the truth's messages it carries: truth[:end]
+	}
+	var history []sent // since the last edit
+	end, gen := 0, 0
+	savedGen := 0 // the edit generation of the chat when the stored summary was saved
+	for step, op := range seq {
+		if step > 24 {
+			break
+		}
+		var req []Message
+		switch {
+		case op%4 == 2 && len(history) > 0: // a delayed retry of an earlier request
+			old := history[int(op>>2)%len(history)]
+			req = old.msgs
+		case op%4 == 3 && end > 1: // an edit of message k
+			gen++
+			truth = edited(truth, int(op>>2)%end, gen)
+			history = nil
+			fallthrough
+		default:
+			end = min(len(truth), end+1+int(op>>3)%4)
+			req = truth[:end]
+			if last := len(history) - 1; op%4 == 1 && last >= 0 && !history[last].res.Older && len(history[last].res.Dropped) == 0 && history[last].res.Payload != nil {
+				// The client keeps the payload it got as its history.
+				req = append(append([]Message(nil), history[last].res.Payload...), truth[history[last].end:end]...)
+			}
+		}
+		before, _ := st.Load(ctx, "c")
+		res, err := c.Compress(ctx, "c", req)
+		if errors.Is(err, ErrNoUserMessage) {
+			continue
+		}
+		after, _ := st.Load(ctx, "c")
+		if savedGen == gen && !isPrefix(before.Covered, after.Covered) {
+			t.Fatalf("step %d (op %d): the stored summary covers less:\nbefore %v\nafter  %v", step, op%4, before.Covered, after.Covered)
+		}
+		if savedGen == gen && res.Stale && !before.IsZero() {
+			t.Fatalf("step %d (op %d): summary through %s taken for stale, with no edit since it was saved", step, op%4, before.LastMessageID)
+		}
+		if !after.Equal(before) {
+			savedGen = gen
+		}
+		if !after.IsZero() && after.Covered[len(after.Covered)-1] != after.LastMessageID {
+			t.Fatalf("step %d: Covered %v does not end with the boundary %q", step, after.Covered, after.LastMessageID)
+		}
+		if err != nil && !errors.Is(err, ErrBudget) {
+			t.Fatalf("step %d: Compress: %v", step, err)
+		}
+		if id := orphanResult(res.Payload); id != "" {
+			t.Fatalf("step %d: payload %v: tool result %s without its call before it", step, ids(res.Payload), id)
+		}
+		p, perr := c.Plan(req, Summary{})
+		if perr != nil {
+			t.Fatalf("Plan: %v", perr)
+		}
+		floor := 0
+		for _, m := range append(p.Pinned, p.Turn...) {
+			floor += words(m.Text()) + overhead
+		}
+		switch {
+		case budget > 0 && floor > int(budget):
+			if !errors.Is(err, ErrBudget) {
+				t.Fatalf("step %d: pinned+turn = %d over budget %d, err = %v, want ErrBudget", step, floor, budget, err)
+			}
+		case err != nil:
+			t.Fatalf("step %d: Compress: %v", step, err)
+		case budget > 0 && res.PayloadTokens > int(budget):
+			t.Fatalf("step %d: payload %d tokens over budget %d", step, res.PayloadTokens, budget)
+		}
+		count := map[string]int{}
+		recount := 0
+		for _, m := range res.Payload {
+			count[m.ID]++
+			recount += words(m.Text()) + overhead
+		}
+		if err == nil && recount != res.PayloadTokens {
+			t.Fatalf("step %d: PayloadTokens = %d, the payload counts %d", step, res.PayloadTokens, recount)
+		}
+		for _, m := range res.Dropped {
+			count[m.ID]++
+		}
+		covered := map[string]bool{}
+		for _, id := range res.Summary.Covered {
+			covered[id] = true
+		}
+		for _, m := range req {
+			switch n := count[m.ID]; {
+			case n > 1:
+				t.Fatalf("step %d: message %s is %d times in payload and dropped", step, m.ID, n)
+			case n == 0 && !covered[m.ID] && !strings.HasPrefix(m.ID, SummaryIDPrefix):
+				t.Fatalf("step %d (op %d): message %s of %v is lost: not in the payload %v, not dropped, not covered by %v", step, op%4, m.ID, ids(req), ids(res.Payload), res.Summary.Covered)
+			}
+		}
+		if n := len(p.Turn); len(res.Payload) < n || ids(res.Payload[len(res.Payload)-n:])[0] != p.Turn[0].ID {
+			t.Fatalf("step %d: payload %v does not end with the turn %v", step, ids(res.Payload), ids(p.Turn))
+		}
+		if res.Older && (res.Summarized || !res.Summary.IsZero()) {
+			t.Fatalf("step %d: an older snapshot summarized or used the summary: %+v", step, res)
+		}
+		history = append(history, sent{msgs: req, res: res, end: end})
+		if op%4 == 2 && len(history) > 1 {
+			history[len(history)-1].end = 0 // a replayed request is not echoed onwards
+			history = history[:len(history)-1]
+		}
+	}
+}
+
+// FuzzCompress checks the invariants above on the fuzzer's cases.
+func FuzzCompress(f *testing.F) {
+	f.Add([]byte{0, 41, 42, 43, 45, 42, 47, 49, 50, 43, 41, 42, 41}, []byte{0, 1, 1, 1, 2, 1, 6, 1, 3, 1, 1, 10}, uint16(0), uint8(20), uint8(16))
+	f.Add([]byte{0, 0, 9, 19, 10, 17, 15, 9, 90, 9}, []byte{0, 4, 8, 2, 1, 1, 1, 3, 0}, uint16(60), uint8(5), uint8(3|16))
+	f.Add([]byte{9, 250, 9, 250, 9, 255, 250, 9}, []byte{0, 0, 1, 1, 2, 6, 1}, uint16(0), uint8(1), uint8(2|32))
+	f.Fuzz(func(t *testing.T, spec, seq []byte, budget uint16, trigger, mode uint8) {
+		if len(spec) > 120 || len(seq) > 40 {
+			return
+		}
+		checkSequence(t, spec, seq, budget, trigger, mode)
+	})
+}
+
+// TestCompressInvariants runs the invariants of FuzzCompress on 3,000
+// random cases, so that every test run checks them.
+func TestCompressInvariants(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for i := 0; i < n; i++ {
+		spec := make([]byte, 5+r.Intn(40))
+		for j := range spec {
+			spec[j] = byte(r.Intn(256))
+			if j > 0 && spec[j]&3 == 0 && r.Intn(4) > 0 {
+				spec[j] |= 1 // few mid-chat system messages
+			}
+			spec[j] &^= 0xC0 // messages of 0 to 7 words
+		}
+		seq := make([]byte, 4+r.Intn(20))
+		for j := range seq {
+			seq[j] = byte(r.Intn(256))
+		}
+		budget := uint16(0)
+		if r.Intn(3) == 0 {
+			budget = uint16(20 + r.Intn(200))
+		}
+		trigger, mode := uint8(r.Intn(80)), uint8(r.Intn(256))
+		ok := t.Run(fmt.Sprint(i), func(t *testing.T) { checkSequence(t, spec, seq, budget, trigger, mode) })
+		if !ok {
+			t.Fatalf("case: spec=%v seq=%v budget=%d trigger=%d mode=%d", spec, seq, budget, trigger, mode)
+		}
+	}
+}
