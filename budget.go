@@ -1,9 +1,6 @@
 package recap
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // fit enforces WithMaxPayloadTokens on res, whose payload was built from p
 // and res.Summary: it drops the oldest conversations between the summary
@@ -18,30 +15,32 @@ func (c *Compressor) fit(res Result, p Plan) (Result, error) {
 	if c.cfg.maxPayload == 0 || res.PayloadTokens <= c.cfg.maxPayload {
 		return res, nil
 	}
-	counts := c.counts.countAll(c.cfg.counter, res.Payload)
+	counts := c.sizes(res.Payload)
+	cuts := cutPoints(res.Payload)
 	total := res.PayloadTokens
 	// The payload is [pinned][summary?][middle...][turn].
 	head, tail := len(p.Pinned), len(res.Payload)-len(p.Turn)
-	hasSummary := head < tail && strings.HasPrefix(res.Payload[head].ID, SummaryIDPrefix)
+	hasSummary := res.Summarized || p.SummaryMessage != nil
 	first := head
 	if hasSummary {
 		first++
 	}
 	cut := first // the middle's messages before cut are dropped
 	for cut < tail && total > c.cfg.maxPayload {
-		// Drop one conversation: up to the next user message.
+		// Drop one conversation: up to the next user message that
+		// does not stand between a tool call and its result.
 		end := cut + 1
-		for end < tail && res.Payload[end].Role != RoleUser {
+		for end < tail && (res.Payload[end].Role != RoleUser || !cuts[end]) {
 			end++
 		}
 		for i := cut; i < end; i++ {
-			total -= counts[i] + c.cfg.overhead
+			total -= counts[i]
 		}
 		cut = end
 	}
 	dropSummary := hasSummary && total > c.cfg.maxPayload
 	if dropSummary {
-		total -= counts[head] + c.cfg.overhead
+		total -= counts[head]
 	}
 	var kept, dropped []Message
 	kept = append(kept, res.Payload[:head]...)

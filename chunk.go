@@ -70,7 +70,7 @@ func cutPoints(msgs []Message) []bool {
 // chunk returns the next Summarizer input of rest, given the running
 // summary: the messages (the last ones possibly truncated, with a marker),
 // how many messages of rest it takes (at least one), and its input tokens.
-// counts are the tokens of rest's texts and cuts its cut points (see
+// counts are the sizes of rest's messages and cuts its cut points (see
 // cutPoints). Without WithMaxSummarizeInput, all of rest is one chunk.
 //
 // With it, the chunk takes whole groups (the messages between two cut
@@ -84,7 +84,7 @@ func (c *Compressor) chunk(running Summary, rest []Message, counts []int, cuts [
 	if !running.IsZero() {
 		input = c.tokens(&Message{ID: SummaryIDPrefix + running.LastMessageID, Content: running.Text}, nil)
 	}
-	cost := func(i int) int { return counts[i] + c.cfg.overhead }
+	cost := func(i int) int { return counts[i] }
 	if c.cfg.maxInput == 0 {
 		for i := range rest {
 			input += cost(i)
@@ -123,10 +123,7 @@ func (c *Compressor) chunk(running Summary, rest []Message, counts []int, cuts [
 // the group exceeds room only if room is under a piece per message.
 func (c *Compressor) squeeze(group []Message, counts []int, room int) []Message {
 	out := make([]Message, len(group))
-	sizes := make([]int, len(group))
-	for i := range group {
-		sizes[i] = counts[i] + c.cfg.overhead
-	}
+	sizes := counts
 	// The cap: the largest L with the sum of min(size, L) within room.
 	sorted := slices.Clone(sizes)
 	slices.Sort(sorted)
@@ -146,7 +143,7 @@ func (c *Compressor) squeeze(group []Message, counts []int, room int) []Message 
 			out[i] = m
 			continue
 		}
-		out[i] = truncate(m, limit-c.cfg.overhead, counts[i], c.cfg.counter)
+		out[i] = truncate(m, limit-c.cfg.overhead, counts[i]-c.cfg.overhead, c.cfg.counter)
 	}
 	return out
 }

@@ -15,6 +15,7 @@ const (
 	DefaultWindowConversations = 2          // see WithWindowConversations
 	DefaultSummaryRole         = RoleSystem // see WithSummaryRole
 	DefaultMessageOverhead     = 0          // see WithMessageOverhead
+	DefaultMediaTokens         = 2000       // see WithMediaTokens
 )
 
 // OpenAIMessageOverhead is the tokens OpenAI's chat models (GPT-4o, GPT-4,
@@ -45,6 +46,29 @@ type config struct {
 	hooks      Hooks        // zero: none
 	logger     *slog.Logger // nil: silent
 	now        func() time.Time
+	media      map[string]int // media type pattern to tokens; nil: DefaultMediaTokens for all
+}
+
+// mediaCost returns the tokens of an attachment of mediaType: the rule of
+// its exact type, else of its type's wildcard ("image/*"), else of "*",
+// else DefaultMediaTokens.
+func (c *config) mediaCost(mediaType string) int {
+	t := strings.ToLower(strings.TrimSpace(mediaType))
+	if i := strings.IndexByte(t, ';'); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	if n, ok := c.media[t]; ok {
+		return n
+	}
+	if i := strings.IndexByte(t, '/'); i > 0 {
+		if n, ok := c.media[t[:i]+"/*"]; ok {
+			return n
+		}
+	}
+	if n, ok := c.media["*"]; ok {
+		return n
+	}
+	return DefaultMediaTokens
 }
 
 func defaultConfig() config {
@@ -169,6 +193,39 @@ func WithMessageOverhead(n int) Option {
 			return invalid("WithMessageOverhead", "%d is negative", n)
 		}
 		c.overhead = n
+		return nil
+	})
+}
+
+// WithMediaTokens sets the tokens an attachment (a file part: an image,
+// audio, a PDF) of the given media type counts, since its bytes are not
+// text recap can count. mediaType is an exact type ("image/png"), a type's
+// wildcard ("image/*") or "*" for any; the most specific rule that matches
+// applies, and a later rule for the same pattern replaces an earlier one.
+// n must not be negative.
+//
+// The default, [DefaultMediaTokens] (2,000) for any attachment, errs high
+// so that a ceiling holds for multimodal chats: an image costs GPT-4o 85
+// tokens at detail "low" and up to 1,445 for a tall image at "high", and
+// Claude about 1,600 for a 1.15-megapixel image. A PDF is billed per page
+// and may cost much more: give it a rule of its own. The Summarizer never
+// sees the bytes; [Message.Text] notes the attachment's type and name.
+func WithMediaTokens(mediaType string, n int) Option {
+	return optionFunc(func(c *config) error {
+		pattern := strings.ToLower(strings.TrimSpace(mediaType))
+		switch {
+		case n < 0:
+			return invalid("WithMediaTokens", "%d tokens for %q is negative", n, mediaType)
+		case pattern == "" || (pattern != "*" && !strings.Contains(pattern, "/")) || strings.Count(pattern, "*") > 1 ||
+			(strings.Contains(pattern, "*") && pattern != "*" && !strings.HasSuffix(pattern, "/*")):
+			return invalid("WithMediaTokens", "%q is not a media type, a type's wildcard such as \"image/*\", or \"*\"", mediaType)
+		}
+		m := make(map[string]int, len(c.media)+1) // a fresh map: options may be reused
+		for k, v := range c.media {
+			m[k] = v
+		}
+		m[pattern] = n
+		c.media = m
 		return nil
 	})
 }

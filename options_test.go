@@ -26,6 +26,10 @@ func TestNewInvalidOptions(t *testing.T) {
 		{"NegativeTimeout", "0 means none; negative is a mistake", WithSummarizeTimeout(-time.Second), "WithSummarizeTimeout"},
 		{"NegativeOverhead", "overhead is added tokens", WithMessageOverhead(-1), "WithMessageOverhead"},
 		{"NilOption", "a nil Option is a caller bug, reported", nil, "nil Option"},
+		{"NegativeMedia", "an attachment costs tokens, never gives them", WithMediaTokens("image/*", -1), "WithMediaTokens"},
+		{"MediaNotAType", "a pattern without a slash is no media type", WithMediaTokens("png", 85), "WithMediaTokens"},
+		{"MediaInnerWildcard", "only a subtype may be a wildcard", WithMediaTokens("*/png", 85), "WithMediaTokens"},
+		{"MediaEmpty", "an empty pattern matches nothing", WithMediaTokens(" ", 85), "WithMediaTokens"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,5 +117,35 @@ func TestOptionsFromEnv(t *testing.T) {
 	}
 	if _, err := OptionsFromEnv("", nil); !errors.Is(err, ErrInvalidOption) {
 		t.Errorf("nil lookup: err = %v, want ErrInvalidOption", err)
+	}
+}
+
+func TestWithMediaTokens(t *testing.T) {
+	img := func(mediaType string) Message {
+		return Message{ID: "m", Role: RoleUser, Parts: []Part{{Type: PartFile, MediaType: mediaType, Filename: "f"}}}
+	}
+	tests := []struct {
+		reason string
+		opts   []Option
+		msg    Message
+		want   int // tokens of the attachment
+	}{
+		{"an attachment counts the default, which errs high", nil, img("image/png"), DefaultMediaTokens},
+		{"a type's wildcard applies to its subtypes", []Option{WithMediaTokens("image/*", 85)}, img("image/jpeg"), 85},
+		{"an exact type wins over its wildcard", []Option{WithMediaTokens("image/png", 100), WithMediaTokens("image/*", 85)}, img("image/png"), 100},
+		{"media types are matched without case and parameters", []Option{WithMediaTokens("Image/PNG", 100)}, img("image/png; name=x"), 100},
+		{"* applies to what no other rule matches", []Option{WithMediaTokens("*", 7), WithMediaTokens("image/*", 85)}, img("application/pdf"), 7},
+		{"a later rule for the same pattern replaces an earlier one", []Option{WithMediaTokens("image/*", 85), WithMediaTokens("image/*", 170)}, img("image/gif"), 170},
+		{"an attachment without a media type counts as any", []Option{WithMediaTokens("*", 9)}, img(""), 9},
+		{"two attachments count twice", []Option{WithMediaTokens("*", 9)}, Message{ID: "m", Role: RoleUser, Parts: []Part{{Type: PartFile}, {Type: PartFile}}}, 18},
+	}
+	for _, tt := range tests {
+		c, err := New(nil, nil, append([]Option{WithTokenCounter(TokenCounterFunc(func(string) int { return 0 }))}, tt.opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.tokens(nil, []Message{tt.msg}); got != tt.want {
+			t.Errorf("%s: %d tokens, want %d", tt.reason, got, tt.want)
+		}
 	}
 }

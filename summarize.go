@@ -288,7 +288,7 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 	stored := prev // what the Store holds: the compare-and-swap's prev
 	out.summary = p.Summary
 	rest := p.Summarize
-	counts := c.counts.countAll(c.cfg.counter, rest) // once, not per chunk
+	counts := c.sizes(rest) // once, not per chunk
 	cuts := cutPoints(rest)
 	covered := newCoverage(p)
 	for len(rest) > 0 {

@@ -330,3 +330,39 @@ func (cc *countCache) put(k uint64, n int32) {
 	}
 	cc.cur[k] = n
 }
+
+// sizes returns the tokens each message counts in a payload: its Text,
+// the cost of its attachments (see WithMediaTokens) and the message
+// overhead. Text counts come from the counts the Compressor remembers.
+func (c *Compressor) sizes(msgs []Message) []int {
+	n := c.counts.countAll(c.cfg.counter, msgs)
+	for i, m := range msgs {
+		n[i] += c.mediaTokens(m) + c.cfg.overhead
+	}
+	return n
+}
+
+// tokens returns the tokens of the summary message (if any) and msgs (see
+// sizes).
+func (c *Compressor) tokens(summary *Message, msgs []Message) int {
+	n := 0
+	if summary != nil {
+		n += c.sizes([]Message{*summary})[0]
+	}
+	for _, k := range c.sizes(msgs) {
+		n += k
+	}
+	return n
+}
+
+// mediaTokens returns what the attachments of m cost (see
+// WithMediaTokens).
+func (c *Compressor) mediaTokens(m Message) int {
+	n := 0
+	for _, p := range m.Parts {
+		if p.IsFile() {
+			n += c.cfg.mediaCost(p.MediaType)
+		}
+	}
+	return n
+}

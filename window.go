@@ -311,20 +311,6 @@ func older(msgs []Message, covered []string) bool {
 	return true
 }
 
-// tokens returns the tokens of the summary message (if any) and msgs,
-// each counted as its Text plus the message overhead, with the counts the
-// Compressor remembers from earlier calls.
-func (c *Compressor) tokens(summary *Message, msgs []Message) int {
-	n := 0
-	if summary != nil {
-		n += c.counts.countAll(c.cfg.counter, []Message{*summary})[0] + c.cfg.overhead
-	}
-	for _, k := range c.counts.countAll(c.cfg.counter, msgs) {
-		n += k + c.cfg.overhead
-	}
-	return n
-}
-
 // fresh returns a copy of msgs in a new slice, or nil if it is empty.
 func fresh(msgs []Message) []Message {
 	if len(msgs) == 0 {
