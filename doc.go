@@ -38,7 +38,11 @@
 // A chat must never break because its summary could not be made: a
 // Summarizer that fails, times out, panics or returns an empty or over-long
 // summary is reported in [Result.Err] while the payload stays usable, and
-// the Store keeps its last good summary. Concurrent calls for one chat share
+// the Store keeps its last good summary. Summarized context is never lost:
+// a client that echoes back the payload it got keeps it, and an older
+// snapshot of a chat (a delayed retry) never makes the stored summary cover
+// less ([Summary.Covered], [Plan.Older]). No cut recap makes falls between
+// a tool call and its results. Concurrent calls for one chat share
 // one summarization; a backlog too large for the summarizer is folded in
 // chunks ([WithMaxSummarizeInput]); [WithMaxPayloadTokens] puts a hard
 // ceiling on the payload. [RenderPrompt] renders a request for an LLM with

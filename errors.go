@@ -31,8 +31,10 @@ var (
 	ErrInvalidOption = errors.New("recap: invalid option")
 
 	// ErrSummaryTooLong reports a summary over WithMaxSummaryTokens, twice,
-	// or longer in tokens than what it summarizes, which is no compression.
-	// Compress absorbs it into [Result.Err] and stores nothing.
+	// or longer in tokens than what it summarizes, which is no compression
+	// (a summary of at most 64 tokens is always accepted, so that a tiny
+	// input does not block progress). Compress absorbs it into
+	// [Result.Err] and stores nothing.
 	ErrSummaryTooLong = errors.New("recap: summary too long")
 
 	// ErrSummarizerPanic reports a Summarizer that panicked. Compress

@@ -268,9 +268,25 @@ func WithMaxPayloadTokens(n int) Option {
 // tokens (the previous summary and the messages). A larger part to
 // summarize, such as the backlog of a long outage, is folded in chunks,
 // oldest first, each merged into the running summary and saved before the
-// next, so progress survives a later failure. A single message larger than
-// a chunk is truncated for the Summarizer, with a marker saying so; it is
-// never left out. n must not be negative; 0, the default, means one call.
+// next, so progress survives a later failure.
+//
+// A chunk takes whole messages while they fit, and never ends between a
+// tool call and its results (parallel calls included), so the boundary it
+// saves never leaves a tool result without its call. A message (or a call
+// with its results) too large for the room left is truncated for the
+// Summarizer, with a marker saying so, when it could never fit whole or
+// the chunk would otherwise be empty: every message the boundary passes
+// reaches the Summarizer with at least the start of its text. Whatever the
+// size of the running summary, a chunk keeps at least a quarter of n for
+// messages: a running summary larger than three quarters of n (saved under
+// other options) makes that call exceed n, rather than fold messages
+// unseen.
+//
+// n must not be negative; 0, the default, means one call. New rejects an n
+// too small to hold two truncated messages (the marker, the message
+// overhead and 8 tokens of text each: about 60 tokens with o200k and
+// OpenAIMessageOverhead), and a WithMaxSummaryTokens over three quarters
+// of n.
 func WithMaxSummarizeInput(n int) Option {
 	return optionFunc(func(c *config) error {
 		if n < 0 {
