@@ -191,7 +191,8 @@ func isEcho(m Message, s Summary) bool {
 	if s.Text == "" || m.Role == RoleTool {
 		return false
 	}
-	if m.ID != SummaryIDPrefix+s.LastMessageID && !m.idless() {
+	if !m.idless() && (len(m.ID) != len(SummaryIDPrefix)+len(s.LastMessageID) ||
+		!strings.HasPrefix(m.ID, SummaryIDPrefix) || m.ID[len(SummaryIDPrefix):] != s.LastMessageID) {
 		return false
 	}
 	if len(m.Parts) == 0 {
