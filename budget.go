@@ -9,8 +9,7 @@ func (c *Compressor) fit(res Result, p Plan) (Result, error) {
 	if res.Summarized {
 		res.PayloadTokens = c.tokens(nil, res.Payload) // small, after a summarization
 	} else {
-		// The payload is the plan's: reuse its count of the largest part.
-		res.PayloadTokens = c.tokens(nil, p.Pinned) + p.Tokens + c.tokens(nil, p.Window) + c.tokens(nil, p.Turn)
+		res.PayloadTokens = c.planTokens(p)
 	}
 	if c.cfg.maxPayload == 0 || res.PayloadTokens <= c.cfg.maxPayload {
 		return res, nil
@@ -58,4 +57,10 @@ func (c *Compressor) fit(res Result, p Plan) (Result, error) {
 		return res, fmt.Errorf("%w: %d tokens, budget %d", ErrBudget, total, c.cfg.maxPayload)
 	}
 	return res, nil
+}
+
+// planTokens returns the size of p's payload, reusing its count of the
+// largest part.
+func (c *Compressor) planTokens(p Plan) int {
+	return c.tokens(nil, p.Pinned) + p.Tokens + c.tokens(nil, p.Window) + c.tokens(nil, p.Turn)
 }

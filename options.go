@@ -1,6 +1,7 @@
 package recap
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -46,7 +47,8 @@ type config struct {
 	hooks      Hooks        // zero: none
 	logger     *slog.Logger // nil: silent
 	now        func() time.Time
-	media      map[string]int // media type pattern to tokens; nil: DefaultMediaTokens for all
+	media      map[string]int                       // media type pattern to tokens; nil: DefaultMediaTokens for all
+	background func(task func(ctx context.Context)) // nil: summarize in the request
 }
 
 // mediaCost returns the tokens of an attachment of mediaType: the rule of
@@ -197,6 +199,44 @@ func WithMessageOverhead(n int) Option {
 	})
 }
 
+// WithBackground moves summarization off the request path. When the
+// trigger fires and the unsummarized payload still fits the ceiling
+// (WithMaxPayloadTokens; with no ceiling, always), Compress does not call
+// the Summarizer: it hands a task to run and returns at once with the
+// unsummarized payload and [Result.Scheduled] set. run is the caller's
+// scheduler: `func(task func(context.Context)) { go task(ctx) }`, a worker
+// pool, or a test that queues tasks and runs them by hand; it may also run
+// the task before it returns. recap starts no goroutine of its own.
+//
+// At most one task per chat is pending or running per Compressor; calls
+// while it is pending schedule no other. The task plans the chat it was
+// given against the Store, summarizes (in chunks, see
+// WithMaxSummarizeInput) and saves with the compare-and-swap, with the
+// context run gives it; hooks and the logger are then called on the task's
+// goroutine. A failure is reported to the logger and retried by a later
+// Compress, never in a loop.
+//
+// When the unsummarized payload would not fit the ceiling, the request
+// does the work itself, as without this option: it waits for a task that
+// is running, takes over a task still pending (which then finds nothing to
+// do), and leaves out the oldest conversations if summarizing fails, so
+// the ceiling holds even if run never runs anything. That summarization is
+// not cancelled with the request's context (only WithSummarizeTimeout
+// bounds it), so a client that gives up does not waste the LLM call;
+// Compress then returns the context's error once it is saved.
+//
+// [Compressor.Drain] waits for the tasks to finish. run must not be nil;
+// the default is none: every summarization runs in the request.
+func WithBackground(run func(task func(ctx context.Context))) Option {
+	return optionFunc(func(c *config) error {
+		if run == nil {
+			return invalid("WithBackground", "nil scheduler")
+		}
+		c.background = run
+		return nil
+	})
+}
+
 // WithMediaTokens sets the tokens an attachment (a file part: an image,
 // audio, a PDF) of the given media type counts, since its bytes are not
 // text recap can count. mediaType is an exact type ("image/png"), a type's
@@ -314,9 +354,9 @@ func WithFallbackSummarizer(s Summarizer) Option {
 
 // Hooks are functions that Compress calls around each Summarizer call, for
 // metrics and progress indicators (the seed client's spinner). Either may
-// be nil. They are called synchronously, on the goroutine of Compress,
-// with no lock held; a hook that panics or blocks is the caller's bug and
-// is not recovered.
+// be nil. They are called synchronously, on the goroutine of Compress (or,
+// with WithBackground, of the task that summarizes), with no lock held; a
+// hook that panics or blocks is the caller's bug and is not recovered.
 type Hooks struct {
 	// SummarizeStart is called before a Summarizer call.
 	SummarizeStart func(SummarizeEvent)

@@ -57,6 +57,7 @@ type Compressor struct {
 	cfg        config
 	counts     *countCache // token counts of the messages seen, bounded
 	flights    flights     // summarizations in progress, by chat
+	tasks      tasks       // background summarizations pending or running, by chat
 	piece      int         // the least tokens a message is given in a chunk (see piece)
 }
 
@@ -127,6 +128,11 @@ type Result struct {
 	// Stale reports that the stored summary's boundary was not found in
 	// the history, so the summary was not used (see [Plan.Stale]).
 	Stale bool
+	// Scheduled reports, with WithBackground, that a background
+	// summarization of the chat is pending or running after the call
+	// (scheduled by this call or an earlier one). Summary is then the
+	// stored summary, Summarized false, and Payload the unsummarized one.
+	Scheduled bool
 	// Older reports that msgs is an older snapshot of the chat than the
 	// stored summary (see [Plan.Older]): the payload is built from msgs
 	// alone, nothing was summarized, the stored summary is unchanged and
@@ -181,6 +187,18 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 	if err != nil {
 		return Result{}, err
 	}
+	res, p, err := c.settle(ctx, chatID, msgs, ix, c.cfg.background != nil)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.fit(res, p)
+}
+
+// settle plans msgs against the summary the Store holds and, when the
+// trigger fires, summarizes: in this call, or, if mayDefer and the
+// unsummarized payload fits the ceiling, in a background task. It returns
+// the result before the ceiling is enforced, and the plan it was built on.
+func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, ix map[string]int, mayDefer bool) (Result, Plan, error) {
 	var (
 		res    Result
 		p      Plan
@@ -188,14 +206,14 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 	)
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
-			return Result{}, err
+			return Result{}, Plan{}, err
 		}
 		prev, err := c.load(ctx, chatID)
 		if err != nil {
-			return Result{}, err
+			return Result{}, Plan{}, err
 		}
 		if p, err = c.plan(msgs, ix, prev); err != nil {
-			return Result{}, err
+			return Result{}, Plan{}, err
 		}
 		res = Result{Payload: p.Payload(), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older}
 		if !p.Trigger {
@@ -207,23 +225,39 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 			res.Err = shared
 			break
 		}
+		if mayDefer && (c.cfg.maxPayload == 0 || c.planTokens(p) <= c.cfg.maxPayload) {
+			c.schedule(chatID, msgs, ix)
+			break
+		}
 		if attempt > maxAttempts {
 			res.Err = fmt.Errorf("recap: summarize chat %q: gave up after %d attempts: %w", chatID, maxAttempts, ErrConflict)
 			break
+		}
+		if c.cfg.background != nil {
+			c.tasks.takeOver(chatID) // this call does the work of a pending task
 		}
 		f, leader := c.flights.join(chatID)
 		if !leader {
 			select {
 			case <-f.done:
 			case <-ctx.Done():
-				return Result{}, ctx.Err()
+				return Result{}, Plan{}, ctx.Err()
 			}
 			shared = f.err
 			continue // plan against what it saved
 		}
-		out, err := c.lead(ctx, chatID, f, prev, p)
+		lctx := ctx
+		if c.cfg.background != nil {
+			// A client that gives up must not waste the LLM call: the
+			// summarization is bounded by WithSummarizeTimeout only.
+			lctx = context.WithoutCancel(ctx)
+		}
+		out, err := c.lead(lctx, chatID, f, prev, p)
+		if err == nil {
+			err = ctx.Err()
+		}
 		if err != nil {
-			return Result{}, err
+			return Result{}, Plan{}, err
 		}
 		if out.retry {
 			continue
@@ -234,10 +268,51 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 		}
 		break
 	}
+	if c.cfg.background != nil {
+		res.Scheduled = c.tasks.has(chatID)
+	}
 	if res.Err != nil {
 		c.log(ctx, slog.LevelWarn, "summarizer failure absorbed", chatID, "err", res.Err, "fallback", res.Fallback)
 	}
-	return c.fit(res, p)
+	return res, p, nil
+}
+
+// schedule hands a background summarization of msgs to the scheduler of
+// WithBackground, unless one is pending or running for the chat.
+func (c *Compressor) schedule(chatID string, msgs []Message, ix map[string]int) {
+	t := &task{msgs: cloneMessages(msgs), ix: ix}
+	if !c.tasks.add(chatID, t) {
+		return
+	}
+	c.cfg.background(func(ctx context.Context) {
+		if !c.tasks.start(chatID, t) {
+			return // a request took it over
+		}
+		defer c.tasks.remove(chatID, t)
+		if _, _, err := c.settle(ctx, chatID, t.msgs, t.ix, false); err != nil {
+			c.log(ctx, slog.LevelWarn, "background summarization failed", chatID, "err", err)
+		}
+	})
+}
+
+// Drain waits until no background summarization (see WithBackground) is
+// pending or running, or until ctx is done, and then returns ctx.Err().
+// A server calls it on shutdown, after it stopped taking requests and
+// while its scheduler still runs tasks, so that the summarizations it
+// started are saved. A task pending with a scheduler that never runs it
+// keeps Drain waiting until ctx is done.
+func (c *Compressor) Drain(ctx context.Context) error {
+	for {
+		idle := c.tasks.idleChan()
+		if idle == nil {
+			return nil
+		}
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // load returns the stored summary of chatID.
