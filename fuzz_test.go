@@ -58,15 +58,23 @@ func countUsers(msgs []Message) int {
 	return n
 }
 
-// FuzzMessageJSON checks that whatever decodes as messages encodes again
-// and decodes to the same messages, and that a second encoding is stable.
+// FuzzMessageJSON checks that whatever decodes as messages, in any format,
+// encodes again to the same JSON value (for valid UTF-8), keeps its Format
+// when decoded again, and that a second encoding is stable.
 func FuzzMessageJSON(f *testing.F) {
 	f.Add([]byte(`[{"id":"1","role":"user","content":"hi","metadata":{"a":1}}]`))
 	f.Add([]byte(`[{"id":"2","role":"assistant","parts":[{"type":"tool-x","input":null,"text":"","x":[1]}]}]`))
+	f.Add([]byte(`[{"role":"developer","content":[{"type":"text","text":"be brief","cache_control":{"type":"ephemeral"}}]},{"role":"user","name":"ana","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,AA","detail":"high"}},{"type":"input_audio","input_audio":{"data":"AA","format":"wav"}},{"type":"file","file":{"filename":"a.pdf","file_id":"f"}}]}]`))
+	f.Add([]byte(`[{"role":"assistant","content":null,"refusal":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}},{"id":"c2","type":"custom","custom":{"name":"g","input":"x"}},{"id":"c3","type":"function","function":{"arguments":{"a":1}}}]}]`))
+	f.Add([]byte(`[{"role":"tool","tool_call_id":"c1","content":"not json"},{"role":"tool","tool_call_id":"","content":[{"type":"text","text":"x"}]},{"role":"tool","content":"\"s\""},{"id":"x","role":"assistant","content":[],"tool_calls":[],"audio":{"id":"a"}}]`))
+	f.Add([]byte(`[{"role":"assistant","content":[{"type":"refusal","refusal":"no","text":"t"},{"type":"image_url","image_url":"https://x"},{"text":"untyped"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var msgs []Message
 		if json.Unmarshal(data, &msgs) != nil {
 			return
+		}
+		for _, m := range msgs {
+			_ = m.Text()
 		}
 		out, err := json.Marshal(msgs)
 		if err != nil {
@@ -75,6 +83,11 @@ func FuzzMessageJSON(f *testing.F) {
 		var again []Message
 		if err := json.Unmarshal(out, &again); err != nil {
 			t.Fatalf("Unmarshal of %s: %v", out, err)
+		}
+		for i := range msgs {
+			if msgs[i].Format != again[i].Format {
+				t.Fatalf("message %d: decoded as %v, then as %v from %s", i, msgs[i].Format, again[i].Format, out)
+			}
 		}
 		out2, err := json.Marshal(again)
 		if err != nil {
