@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,7 +144,8 @@ func TestBackgroundWaitsForRunningTask(t *testing.T) {
 	close(gate)
 	<-done
 	<-waited
-	if err != nil || calls != 1 || res.Payload[0].ID != SummaryIDPrefix+"a2" {
+	// Whichever of the two reached the Summarizer first, it was called once.
+	if err != nil || calls != 1 || !strings.HasPrefix(res.Payload[0].ID, SummaryIDPrefix) {
 		t.Fatalf("err %v, %d calls, payload %v", err, calls, ids(res.Payload))
 	}
 }

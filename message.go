@@ -720,6 +720,3 @@ func marshalObject(ms []member, extra map[string]json.RawMessage, parts json.Raw
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
-
-// IsFile reports whether p is an attachment: a file part.
-func (p Part) IsFile() bool { return p.Type == PartFile }

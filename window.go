@@ -34,8 +34,9 @@ type Plan struct {
 	// Summary is the existing summary in force: the zero Summary if the
 	// chat has none, if it is stale, or if the chat is Older than it.
 	Summary Summary
-	// SummaryMessage is Summary as a message of the summary role, or nil
-	// when Summary is zero.
+	// SummaryMessage is Summary as a message of the summary role, in the
+	// format of the chat's current turn (see [NewTextMessage]), or nil when
+	// Summary is zero.
 	SummaryMessage *Message
 	// Summarize are the messages after the boundary and before the window:
 	// the ones a summarization folds into the summary.
@@ -103,14 +104,17 @@ func (p Plan) after(s Summary, role Role) []Message {
 	}
 	out := make([]Message, 0, len(p.Pinned)+1+len(rest)+len(p.Window)+len(p.Turn))
 	out = append(out, p.Pinned...)
-	out = append(out, summaryMessage(s, role))
+	out = append(out, summaryMessage(s, role, p.Turn[0].Format))
 	out = append(out, rest...)
 	out = append(out, p.Window...)
 	return append(out, p.Turn...)
 }
 
-func summaryMessage(s Summary, role Role) Message {
-	return Message{ID: SummaryIDPrefix + s.LastMessageID, Role: role, Content: s.Text}
+// summaryMessage returns s as a message of role in the chat's format (that
+// of its current turn): a UIMessage with one text part, an OpenAI message
+// with its content (and no "id" on the wire), or a plain message.
+func summaryMessage(s Summary, role Role, format Format) Message {
+	return NewTextMessage(format, SummaryIDPrefix+s.LastMessageID, role, s.Text)
 }
 
 // Plan splits msgs, the whole chat in order with the current turn last,
@@ -250,7 +254,7 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 		switch {
 		case b >= 0 && existing.Text != "":
 			p.Summary = existing
-			sm := summaryMessage(existing, c.cfg.role)
+			sm := summaryMessage(existing, c.cfg.role, msgs[turn].Format)
 			p.SummaryMessage = &sm
 			start = max(start, b+1)
 		case older(msgs[pinned:turn+1], existing.Covered):
@@ -321,7 +325,11 @@ func fresh(msgs []Message) []Message {
 }
 
 // pinned reports whether r is a role of the app's prompt.
-func (r Role) pinned() bool { return r == RoleSystem }
+func (r Role) pinned() bool { return r == RoleSystem || r == RoleDeveloper }
 
-// idless reports whether m comes from a wire format without message IDs.
-func (m Message) idless() bool { return false }
+// idless reports whether m comes from a wire format without message IDs
+// (an OpenAI message that had no "id"), so that its ID was made up.
+func (m Message) idless() bool {
+	_, wire := m.Extra["id"]
+	return m.Format == FormatOpenAI && !wire
+}

@@ -152,7 +152,7 @@ func checkPartition(t *testing.T, msgs []Message, p Plan) {
 		t.Fatalf("Pinned+Covered+Summarize+Window+Turn is not the input (-want +got):\n%s", cmp.Diff(msgs, all))
 	}
 	for _, m := range p.Pinned {
-		if m.Role != RoleSystem {
+		if !m.Role.pinned() {
 			t.Errorf("pinned message %q has role %q", m.ID, m.Role)
 		}
 	}
