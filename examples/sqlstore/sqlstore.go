@@ -2,9 +2,18 @@
 // (modernc.org/sqlite, pure Go) and PostgreSQL (github.com/jackc/pgx/v5
 // through its database/sql driver).
 //
-// The compare-and-swap of Save is one conditional statement, so two
-// processes racing on one chat cannot both win and nothing is ever half
-// written. The schema is created by an explicit call to [Store.Migrate].
+// Each row holds a chat's summary text, boundary, Covered IDs (a JSON
+// array) and digest, the hex SHA-256 of a canonical encoding of the whole
+// [recap.Summary]. Save's compare-and-swap is one statement that compares
+// the digest, UPDATE ... SET summary, last_message_id, covered, digest
+// WHERE chat_id = ? AND digest = ? (an INSERT ... ON CONFLICT (chat_id) DO
+// NOTHING for a chat without a summary, a DELETE ... WHERE chat_id = ? AND
+// digest = ? to clear one), so two processes racing on one chat cannot
+// both win and nothing is ever half written.
+//
+// The schema is versioned (see [SchemaVersion]) and brought up to date by
+// an explicit call to [Store.Migrate], which [OpenSQLite] and
+// [OpenPostgres] make.
 package sqlstore
 
 import (
@@ -13,10 +22,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/recapgo/recap"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Dialect is the SQL flavour of a database.
@@ -42,7 +53,9 @@ type Store struct {
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 
 // New returns a Store on db in the table named table ("" for
-// [DefaultTable]). The table name must be a plain SQL identifier.
+// [DefaultTable]). The table name must be a plain SQL identifier, other
+// than [VersionTable]. The Store is usable once [Store.Migrate] has
+// succeeded on the table.
 func New(db *sql.DB, dialect Dialect, table string) (*Store, error) {
 	if db == nil {
 		return nil, errors.New("sqlstore: nil *sql.DB")
@@ -52,6 +65,9 @@ func New(db *sql.DB, dialect Dialect, table string) (*Store, error) {
 	}
 	if !tableName.MatchString(table) {
 		return nil, fmt.Errorf("sqlstore: table name %q is not a plain identifier", table)
+	}
+	if strings.EqualFold(table, VersionTable) {
+		return nil, fmt.Errorf("sqlstore: table name %q is the version table", table)
 	}
 	if dialect != SQLite && dialect != Postgres {
 		return nil, fmt.Errorf("sqlstore: unknown dialect %d", dialect)
@@ -64,7 +80,7 @@ func New(db *sql.DB, dialect Dialect, table string) (*Store, error) {
 // share it, and returns a migrated Store on it with the *sql.DB to close.
 // path ":memory:" gives a private in-memory database.
 func OpenSQLite(ctx context.Context, path string) (*Store, *sql.DB, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate"
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlstore: open %s: %w", path, err)
@@ -74,6 +90,9 @@ func OpenSQLite(ctx context.Context, path string) (*Store, *sql.DB, error) {
 	}
 	st, err := New(db, SQLite, "")
 	if err == nil {
+		err = walMode(ctx, db)
+	}
+	if err == nil {
 		err = st.Migrate(ctx)
 	}
 	if err != nil {
@@ -81,6 +100,39 @@ func OpenSQLite(ctx context.Context, path string) (*Store, *sql.DB, error) {
 		return nil, nil, err
 	}
 	return st, db, nil
+}
+
+// walAttempts is how many times walMode tries to switch to WAL.
+const walAttempts = 10
+
+// walMode puts the SQLite database of db in write-ahead-log mode, which
+// the file keeps. It is not a DSN pragma because switching a new file
+// fails with SQLITE_BUSY, busy timeout or not, when another connection
+// switches it at the same time; a failed switch here waits for the other
+// one, by taking and releasing the write lock, and tries again, which is
+// then a no-op, at most walAttempts times.
+func walMode(ctx context.Context, db *sql.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlstore: write-ahead log: %w", err)
+	}
+	defer conn.Close()
+	for attempt := 1; ; attempt++ {
+		var mode string // "wal", or "memory" for ":memory:"
+		err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
+		if err == nil {
+			return nil
+		}
+		var se *sqlite.Error
+		if attempt == walAttempts || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
+			return fmt.Errorf("sqlstore: write-ahead log: %w", err)
+		}
+		for _, q := range []string{`BEGIN IMMEDIATE`, `ROLLBACK`} {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("sqlstore: write-ahead log: %w", err)
+			}
+		}
+	}
 }
 
 // OpenPostgres connects to the PostgreSQL database of dsn (a URL such as
@@ -106,20 +158,6 @@ func OpenPostgres(ctx context.Context, dsn string) (*Store, *sql.DB, error) {
 	return st, db, nil
 }
 
-// Migrate creates the table if it does not exist. It is safe to call on
-// every start.
-func (s *Store) Migrate(ctx context.Context) error {
-	q := `CREATE TABLE IF NOT EXISTS ` + s.table + ` (
-	chat_id TEXT PRIMARY KEY,
-	summary TEXT NOT NULL,
-	last_message_id TEXT NOT NULL
-)`
-	if _, err := s.db.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("sqlstore: migrate: %w", err)
-	}
-	return nil
-}
-
 // q rewrites the ? placeholders of query for the dialect.
 func (s *Store) q(query string) string {
 	if s.dialect != Postgres {
@@ -139,27 +177,43 @@ func (s *Store) q(query string) string {
 }
 
 // Load returns the summary of chatID, or the zero Summary if it has none.
+// Its Covered is a fresh slice, nil for none. A row whose digest does not
+// match its contents (written by something other than this version of the
+// package) is an error.
 func (s *Store) Load(ctx context.Context, chatID string) (recap.Summary, error) {
-	var sum recap.Summary
+	var (
+		sum             recap.Summary
+		covered, stored string
+	)
 	err := s.db.QueryRowContext(ctx,
-		s.q(`SELECT summary, last_message_id FROM `+s.table+` WHERE chat_id = ?`), chatID).
-		Scan(&sum.Text, &sum.LastMessageID)
+		s.q(`SELECT summary, last_message_id, covered, digest FROM `+s.table+` WHERE chat_id = ?`), chatID).
+		Scan(&sum.Text, &sum.LastMessageID, &covered, &stored)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return recap.Summary{}, nil
 	case err != nil:
 		return recap.Summary{}, fmt.Errorf("sqlstore: load %q: %w", chatID, err)
 	}
+	if sum.Covered, err = decodeCovered(covered); err != nil {
+		return recap.Summary{}, fmt.Errorf("sqlstore: load %q: %w", chatID, err)
+	}
+	if digest(sum) != stored {
+		return recap.Summary{}, fmt.Errorf("sqlstore: load %q: the row's digest does not match its contents "+
+			"(was it written by an sqlstore older than schema version 2, or by hand?)", chatID)
+	}
 	return sum, nil
 }
 
-// Save stores next for chatID if the stored summary equals prev, in one
-// statement, and returns an error matching [recap.ErrConflict] otherwise.
+// Save stores next for chatID if the stored summary equals prev (compared
+// by digest), in one statement, and returns an error matching
+// [recap.ErrConflict] otherwise. A Covered ID that is not valid UTF-8 is an
+// error: the covered column is JSON.
 func (s *Store) Save(ctx context.Context, chatID string, prev, next recap.Summary) error {
-	var (
-		res sql.Result
-		err error
-	)
+	covered, err := encodeCovered(next.Covered)
+	if err != nil {
+		return fmt.Errorf("sqlstore: save %q: %w", chatID, err)
+	}
+	var res sql.Result
 	switch {
 	case prev.IsZero() && next.IsZero():
 		// Nothing to write; succeed only if there is nothing stored.
@@ -173,16 +227,15 @@ func (s *Store) Save(ctx context.Context, chatID string, prev, next recap.Summar
 		return nil
 	case prev.IsZero():
 		res, err = s.db.ExecContext(ctx, s.q(`INSERT INTO `+s.table+
-			` (chat_id, summary, last_message_id) VALUES (?, ?, ?) ON CONFLICT (chat_id) DO NOTHING`),
-			chatID, next.Text, next.LastMessageID)
+			` (chat_id, summary, last_message_id, covered, digest) VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO NOTHING`),
+			chatID, next.Text, next.LastMessageID, covered, digest(next))
 	case next.IsZero():
-		res, err = s.db.ExecContext(ctx, s.q(`DELETE FROM `+s.table+
-			` WHERE chat_id = ? AND summary = ? AND last_message_id = ?`),
-			chatID, prev.Text, prev.LastMessageID)
+		res, err = s.db.ExecContext(ctx, s.q(`DELETE FROM `+s.table+` WHERE chat_id = ? AND digest = ?`),
+			chatID, digest(prev))
 	default:
 		res, err = s.db.ExecContext(ctx, s.q(`UPDATE `+s.table+
-			` SET summary = ?, last_message_id = ? WHERE chat_id = ? AND summary = ? AND last_message_id = ?`),
-			next.Text, next.LastMessageID, chatID, prev.Text, prev.LastMessageID)
+			` SET summary = ?, last_message_id = ?, covered = ?, digest = ? WHERE chat_id = ? AND digest = ?`),
+			next.Text, next.LastMessageID, covered, digest(next), chatID, digest(prev))
 	}
 	if err != nil {
 		return fmt.Errorf("sqlstore: save %q: %w", chatID, err)

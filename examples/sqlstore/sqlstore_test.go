@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -56,7 +57,7 @@ func TestSQLiteTwoHandlesOneFile(t *testing.T) {
 	if err := b.Save(ctx, "c", recap.Summary{}, recap.Summary{Text: "two", LastMessageID: "m2"}); err == nil {
 		t.Fatal("second handle overwrote the first one's summary")
 	}
-	if got, err := b.Load(ctx, "c"); err != nil || got != s1 {
+	if got, err := b.Load(ctx, "c"); err != nil || !got.Equal(s1) {
 		t.Fatalf("Load via second handle = %+v, %v; want %+v", got, err, s1)
 	}
 }
@@ -69,6 +70,9 @@ func TestNewRejectsBadTable(t *testing.T) {
 	defer db.Close()
 	if _, err := sqlstore.New(db, sqlstore.SQLite, "x; DROP TABLE y"); err == nil {
 		t.Fatal("New accepted an injected table name")
+	}
+	if _, err := sqlstore.New(db, sqlstore.SQLite, strings.ToUpper(sqlstore.VersionTable)); err == nil {
+		t.Fatal("New accepted the version table as a Store's table")
 	}
 }
 
@@ -98,7 +102,10 @@ func postgresStore(t *testing.T, db *sql.DB) recap.Store {
 	if err := st.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Exec("DROP TABLE " + table) })
+	t.Cleanup(func() {
+		db.Exec("DROP TABLE " + table)
+		db.Exec("DELETE FROM "+sqlstore.VersionTable+" WHERE table_name = $1", table)
+	})
 	return st
 }
 
@@ -139,7 +146,7 @@ func TestPostgresTwoPools(t *testing.T) {
 	if err := b.Save(ctx, "c", recap.Summary{}, recap.Summary{Text: "two", LastMessageID: "m2"}); err == nil {
 		t.Fatal("the second pool overwrote the first one's summary")
 	}
-	if got, err := b.Load(ctx, "c"); err != nil || got != s1 {
+	if got, err := b.Load(ctx, "c"); err != nil || !got.Equal(s1) {
 		t.Fatalf("Load via the second pool = %+v, %v", got, err)
 	}
 }
