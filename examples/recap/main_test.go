@@ -262,3 +262,74 @@ func TestMaxPayload(t *testing.T) {
 		t.Fatalf("budget below the pinned prompt and turn: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestBadChats: a chat that cannot be read is an error that names the file
+// once, after one "recap: " prefix, and says what is wrong in JSON terms;
+// content is never dropped silently.
+func TestBadChats(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		chat   string
+		args   []string
+		want   string // the whole of stderr, after "recap: FILE: "
+	}{
+		{"Empty", "the library's error keeps one prefix", `[]`, nil, "no messages"},
+		{"Object", "no Go type name", `{"not":"array"}`, nil, "want a JSON array of messages, got an object"},
+		{"String", "no Go type name", `"hi"`, nil, "want a JSON array of messages, got a string"},
+		{"Null", "null is no chat", `null`, nil, "want a JSON array of messages, got null"},
+		{"NotObjects", "each message is an object", `[{"id":"u","role":"user","content":"hi"}, 7]`, nil, "message 1: want a JSON object, got a number"},
+		{"Syntax", "a syntax error says where", "[\n{\"id\":\"u\",}]", nil, `invalid JSON on line 2: invalid character '}' looking for beginning of object key string`},
+		{"Truncated", "a truncated file says so", `[{"id":"u"`, nil, "invalid JSON on line 1: unexpected end of JSON input"},
+		{"MixedNoID", "a UIMessage chat with an id-less message is not taken for OpenAI (which would drop every parts array)",
+			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
+			nil, "message 0 has parts, as an AI SDK UIMessage, but message 1 has no id, as an OpenAI message: a chat must be in one format"},
+		{"MixedToolCalls", "parts and tool_calls in one chat is an error",
+			`[{"id":"u1","role":"user","content":"Hi"},{"id":"a1","role":"assistant","content":"","tool_calls":[]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
+			nil, "message 2 has parts, as an AI SDK UIMessage, but message 1 has tool_calls, as an OpenAI message: a chat must be in one format"},
+		{"UINoID", "forced ui: the id-less message is named",
+			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
+			[]string{"-format", "ui"}, `invalid message 1 (id ""): no ID`},
+		{"OpenAIWithParts", "forced openai would drop the parts",
+			`[{"role":"user","content":"Hi"},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]}]`,
+			[]string{"-format", "openai"}, "message 1 has parts: it is an AI SDK UIMessage, not an OpenAI message (use -format ui)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "chat.json")
+			if err := os.WriteFile(file, []byte(tt.chat), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, cmd := range []string{"plan", "compress"} {
+				args := append(append([]string{cmd}, tt.args...), file)
+				code, out, errOut := runCLI(t, noEnv, args...)
+				want := "recap: " + file + ": " + tt.want + "\n"
+				if code != 1 || out != "" || errOut != want {
+					t.Errorf("%s: %s: exit %d, stdout %q\nstderr mismatch (-want +got):\n%s", cmd, tt.reason, code, out, cmp.Diff(want, errOut))
+				}
+			}
+		})
+	}
+}
+
+// TestByteOrderMark: a chat saved with a UTF-8 byte order mark reads as
+// without it.
+func TestByteOrderMark(t *testing.T) {
+	file := filepath.Join("testdata", "chats", "aisdk.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bom := filepath.Join(t.TempDir(), "aisdk.json")
+	if err := os.WriteFile(bom, append([]byte("\uFEFF"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := runCLI(t, noEnv, "plan", "-trigger", "300", file)
+	code, got, errOut := runCLI(t, noEnv, "plan", "-trigger", "300", bom)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plan with a byte order mark mismatch (-want +got):\n%s", diff)
+	}
+}
