@@ -40,13 +40,23 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stderr, os.LookupEnv, nil))
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintf(os.Stderr, "server: %v\n", err)
+		}
+		os.Exit(1)
+	}
 }
 
-// run is the whole program. It calls ready, if not nil, with the address
-// it listens on, and returns the exit code once ctx is done and the server
-// has shut down.
-func run(ctx context.Context, args []string, stderr io.Writer, lookup func(string) (string, bool), ready func(addr string)) int {
+// errUsage reports bad flags, which the flag package has already printed.
+var errUsage = errors.New("usage")
+
+// run is the whole program: it serves until ctx is done, then shuts down
+// gracefully and returns nil. It logs to stderr, the address it listens on
+// first ("msg=listening addr=..."), and reads the environment with getenv,
+// where an empty variable counts as unset. stdout is unused: the service
+// prints nothing but its log.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -59,17 +69,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one request, summarizing included")
 	)
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return errUsage
 	}
+	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	fail := func(err error) int {
-		log.Error("server", "err", err)
-		return 1
-	}
 
 	opts, budget, err := setup.Options(lookup, []string{"RECAP_"}, fs, trigger, window)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if *maxPayload > 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(*maxPayload))
@@ -77,7 +84,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	counter, _ := recap.NewTiktokenCounter(recap.O200kBase)
 	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if fallback != nil {
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
@@ -85,7 +92,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2))
 
 	if *pgDSN == "" {
-		*pgDSN, _ = lookup("RECAP_POSTGRES_DSN")
+		*pgDSN = getenv("RECAP_POSTGRES_DSN")
 	}
 	var (
 		st    *sqlstore.Store
@@ -100,17 +107,16 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		where = "sqlite " + *dbPath
 	}
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	defer db.Close()
 	c, err := recap.New(sum, st, opts...)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 
-	h := &handler{c: c, sum: sum, log: log, timeout: *timeout}
 	srv := &http.Server{
-		Handler:           h.routes(),
+		Handler:           NewServer(log, c, sum, *timeout),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      *timeout + 10*time.Second,
@@ -119,28 +125,25 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", where, "summarizer", label)
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	select {
 	case err := <-serveErr:
-		return fail(err)
+		return err
 	case <-ctx.Done():
 	}
 	// Graceful shutdown: stop accepting, let requests in flight finish.
 	shutCtx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil {
-		return fail(fmt.Errorf("shutdown: %w", err))
+		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
-		return fail(err)
+		return err
 	}
 	log.Info("stopped")
-	return 0
+	return nil
 }

@@ -17,25 +17,14 @@ import (
 // MaxBodyBytes bounds a request body: 8 MiB, a long chat with tool output.
 const MaxBodyBytes = 8 << 20
 
-// handler serves the API:
-//
-//	POST /api/summarize            {"messages": [...]}  → {"summary": "..."}
-//	POST /api/chats/{id}/payload   {"messages": [...]}  → the compressed payload
-//
-// /api/summarize is the seed client's endpoint: the messages to summarize,
-// the old summary first as a system message when there is one.
-type handler struct {
-	c       *recap.Compressor
-	sum     recap.Summarizer
-	log     *slog.Logger
-	timeout time.Duration // per request, for the summarizer and the store
-}
-
-func (h *handler) routes() http.Handler {
+// NewServer returns the service's HTTP handler: the routes of routes.go.
+// c compresses chats for /api/chats/{id}/payload, sum serves
+// /api/summarize, and timeout bounds each request's summarizing and store
+// calls. Rejected requests are logged to log at Info, failures at Warn or
+// Error.
+func NewServer(log *slog.Logger, c *recap.Compressor, sum recap.Summarizer, timeout time.Duration) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/summarize", h.summarize)
-	mux.HandleFunc("POST /api/chats/{id}/payload", h.payload)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	addRoutes(mux, log, c, sum, timeout)
 	return mux
 }
 
@@ -63,98 +52,110 @@ type errorResponse struct {
 	Error string `json:"error"`
 }
 
-func (h *handler) summarize(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.decode(w, r)
-	if !ok {
-		return
-	}
-	msgs := req.Messages
-	if len(msgs) == 0 {
-		h.fail(w, r, http.StatusBadRequest, "messages: must not be empty")
-		return
-	}
-	for i, m := range msgs {
-		if err := checkMessage(m); err != nil {
-			h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %v", i, err))
+// handleSummarize serves the seed client's endpoint: the messages to
+// summarize, the old summary first as a system message when there is one.
+func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, ok := decode(log, w, r)
+		if !ok {
 			return
 		}
-	}
-	sr := recap.SummarizeRequest{ChatID: "", Messages: msgs}
-	if msgs[0].Role == recap.RoleSystem {
-		sr.Previous, sr.Messages = msgs[0].Text(), msgs[1:]
-	}
-	if len(sr.Messages) == 0 {
-		h.fail(w, r, http.StatusBadRequest, "messages: nothing to summarize after the previous summary")
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
-	defer cancel()
-	text, err := h.sum.Summarize(ctx, sr)
-	if err == nil && strings.TrimSpace(text) == "" {
-		err = recap.ErrEmptySummary
-	}
-	if err != nil {
-		h.log.Warn("summarize failed", "err", err)
-		h.fail(w, r, http.StatusBadGateway, "summarizer: "+err.Error())
-		return
-	}
-	h.reply(w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
+		msgs := req.Messages
+		if len(msgs) == 0 {
+			fail(log, w, r, http.StatusBadRequest, "messages: must not be empty")
+			return
+		}
+		for i, m := range msgs {
+			if err := checkMessage(m); err != nil {
+				fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %v", i, err))
+				return
+			}
+		}
+		sr := recap.SummarizeRequest{ChatID: "", Messages: msgs}
+		if msgs[0].Role == recap.RoleSystem {
+			sr.Previous, sr.Messages = msgs[0].Text(), msgs[1:]
+		}
+		if len(sr.Messages) == 0 {
+			fail(log, w, r, http.StatusBadRequest, "messages: nothing to summarize after the previous summary")
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		text, err := sum.Summarize(ctx, sr)
+		if err == nil && strings.TrimSpace(text) == "" {
+			err = recap.ErrEmptySummary
+		}
+		if err != nil {
+			log.Warn("summarize failed", "err", err)
+			fail(log, w, r, http.StatusBadGateway, "summarizer: "+err.Error())
+			return
+		}
+		reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
+	})
 }
 
-func (h *handler) payload(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if id == "" || len(id) > 200 {
-		h.fail(w, r, http.StatusBadRequest, "chat id: must be 1 to 200 bytes")
-		return
-	}
-	req, ok := h.decode(w, r)
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
-	defer cancel()
-	res, err := h.c.Compress(ctx, id, req.Messages)
-	var me *recap.MessageError
-	switch {
-	case errors.As(err, &me):
-		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", me.Index, me.Reason))
-		return
-	case errors.Is(err, recap.ErrNoMessages):
-		h.fail(w, r, http.StatusBadRequest, "messages: must not be empty")
-		return
-	case errors.Is(err, recap.ErrNoUserMessage):
-		h.fail(w, r, http.StatusBadRequest, "messages: no user message starts a turn")
-		return
-	case errors.Is(err, recap.ErrBudget):
-		h.fail(w, r, http.StatusRequestEntityTooLarge, err.Error())
-		return
-	case errors.Is(err, context.DeadlineExceeded):
-		h.fail(w, r, http.StatusGatewayTimeout, "timed out")
-		return
-	case err != nil:
-		h.log.Error("compress failed", "chat", id, "err", err)
-		h.fail(w, r, http.StatusInternalServerError, "store unavailable")
-		return
-	}
-	out := payloadResponse{
-		Payload: res.Payload, PayloadTokens: res.PayloadTokens, Summary: res.Summary,
-		Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Stale: res.Stale,
-	}
-	for _, m := range res.Dropped {
-		out.Dropped = append(out.Dropped, m.ID)
-	}
-	if res.Err != nil {
-		out.Warning = res.Err.Error()
-	}
-	h.reply(w, http.StatusOK, out)
+// handlePayload runs the rolling compression of a chat and answers with the
+// payload to send to the LLM.
+func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if id == "" || len(id) > 200 {
+			fail(log, w, r, http.StatusBadRequest, "chat id: must be 1 to 200 bytes")
+			return
+		}
+		req, ok := decode(log, w, r)
+		if !ok {
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		res, err := c.Compress(ctx, id, req.Messages)
+		var me *recap.MessageError
+		switch {
+		case errors.As(err, &me):
+			fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", me.Index, me.Reason))
+			return
+		case errors.Is(err, recap.ErrNoMessages):
+			fail(log, w, r, http.StatusBadRequest, "messages: must not be empty")
+			return
+		case errors.Is(err, recap.ErrNoUserMessage):
+			fail(log, w, r, http.StatusBadRequest, "messages: no user message starts a turn")
+			return
+		case errors.Is(err, recap.ErrBudget):
+			fail(log, w, r, http.StatusRequestEntityTooLarge, err.Error())
+			return
+		case errors.Is(err, context.DeadlineExceeded):
+			fail(log, w, r, http.StatusGatewayTimeout, "timed out")
+			return
+		case err != nil:
+			log.Error("compress failed", "chat", id, "err", err)
+			fail(log, w, r, http.StatusInternalServerError, "store unavailable")
+			return
+		}
+		out := payloadResponse{
+			Payload: res.Payload, PayloadTokens: res.PayloadTokens, Summary: res.Summary,
+			Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Stale: res.Stale,
+		}
+		for _, m := range res.Dropped {
+			out.Dropped = append(out.Dropped, m.ID)
+		}
+		if res.Err != nil {
+			out.Warning = res.Err.Error()
+		}
+		reply(log, w, http.StatusOK, out)
+	})
+}
+
+func handleHealthz() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 }
 
 // decode reads a {"messages": [...]} body, answering 4xx errors that name
 // the offending field.
-func (h *handler) decode(w http.ResponseWriter, r *http.Request) (messagesRequest, bool) {
+func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request) (messagesRequest, bool) {
 	var req messagesRequest
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		h.fail(w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
+		fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
 		return req, false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
@@ -170,23 +171,23 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) (messagesReques
 	)
 	switch {
 	case err == nil && req.Messages == nil:
-		h.fail(w, r, http.StatusBadRequest, "messages: required")
+		fail(log, w, r, http.StatusBadRequest, "messages: required")
 	case err == nil:
 		return req, true
 	case errors.As(err, &maxErr):
-		h.fail(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("body: larger than %d bytes", MaxBodyBytes))
+		fail(log, w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("body: larger than %d bytes", MaxBodyBytes))
 	case errors.As(err, &typeErr):
-		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("%s: expected %s, got JSON %s", fieldPath(typeErr), typeErr.Type, typeErr.Value))
+		fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("%s: expected %s, got JSON %s", fieldPath(typeErr), typeErr.Type, typeErr.Value))
 	case errors.As(err, &syntax):
-		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("body: invalid JSON at byte %d: %v", syntax.Offset, err))
+		fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("body: invalid JSON at byte %d: %v", syntax.Offset, err))
 	case errors.Is(err, io.EOF):
-		h.fail(w, r, http.StatusBadRequest, "body: empty")
+		fail(log, w, r, http.StatusBadRequest, "body: empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		h.fail(w, r, http.StatusBadRequest, "body: invalid JSON: it ends too early")
+		fail(log, w, r, http.StatusBadRequest, "body: invalid JSON: it ends too early")
 	default:
 		// Unknown fields, and recap's own decoding errors such as a
 		// message whose content is not a string.
-		h.fail(w, r, http.StatusBadRequest, "body: "+strings.TrimPrefix(err.Error(), "json: "))
+		fail(log, w, r, http.StatusBadRequest, "body: "+strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return req, false
 }
@@ -208,15 +209,15 @@ func checkMessage(m recap.Message) error {
 	return nil
 }
 
-func (h *handler) reply(w http.ResponseWriter, status int, v any) {
+func reply(log *slog.Logger, w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	if err := json.NewEncoder(w).Encode(v); err != nil {
-		h.log.Warn("write response", "err", err)
+		log.Warn("write response", "err", err)
 	}
 }
 
-func (h *handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	h.log.Info("request rejected", "method", r.Method, "path", r.URL.Path, "status", status, "error", msg)
-	h.reply(w, status, errorResponse{Error: msg})
+func fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, status int, msg string) {
+	log.Info("request rejected", "method", r.Method, "path", r.URL.Path, "status", status, "error", msg)
+	reply(log, w, status, errorResponse{Error: msg})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,47 +18,59 @@ import (
 )
 
 // startServer runs the program on 127.0.0.1 with a fresh SQLite file and
-// returns its base URL; the server shuts down when the test ends, and the
-// test checks that it exits cleanly.
+// returns its base URL, read from its "listening" log line; the server
+// shuts down when the test ends, and the test checks that it exits cleanly.
 func startServer(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	addr := make(chan string, 1)
-	code := make(chan int, 1)
-	var logs bytes.Buffer
-	var mu sync.Mutex
+	logs := &logWriter{addr: make(chan string, 1)}
+	done := make(chan error, 1)
 	args = append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db")}, args...)
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	go func() {
-		code <- run(ctx, args, &lockedWriter{w: &logs, mu: &mu}, lookup, func(a string) { addr <- a })
-	}()
+	getenv := func(k string) string { return env[k] }
+	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
 	var base string
 	select {
-	case a := <-addr:
+	case a := <-logs.addr:
 		base = "http://" + a
-	case c := <-code:
-		t.Fatalf("server exited with %d:\n%s", c, logs.String())
+	case err := <-done:
+		t.Fatalf("server exited: %v\n%s", err, logs)
 	}
 	t.Cleanup(func() {
 		cancel()
-		if c := <-code; c != 0 {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Errorf("server exited with %d:\n%s", c, logs.String())
+		if err := <-done; err != nil {
+			t.Errorf("server exited: %v\n%s", err, logs)
 		}
 	})
 	return base
 }
 
-type lockedWriter struct {
-	w  io.Writer
-	mu *sync.Mutex
+// logWriter keeps a server's log and sends the address of its first
+// "listening" line on addr.
+type logWriter struct {
+	mu   sync.Mutex // protects buf and sent
+	buf  bytes.Buffer
+	sent bool
+	addr chan string
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *logWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	l.buf.Write(p)
+	if !l.sent {
+		if _, rest, ok := strings.Cut(l.buf.String(), "msg=listening addr="); ok {
+			addr, _, _ := strings.Cut(rest, " ")
+			l.addr <- addr
+			l.sent = true
+		}
+	}
+	return len(p), nil
+}
+
+func (l *logWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 func post(t *testing.T, url, body string) (int, map[string]any) {
@@ -204,17 +217,19 @@ func TestConcurrentRequests(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	if code := run(context.Background(), []string{"-nope"}, io.Discard, func(string) (string, bool) { return "", false }, nil); code != 2 {
-		t.Errorf("bad flag: exit %d, want 2", code)
+	noEnv := func(string) string { return "" }
+	if err := run(context.Background(), []string{"-nope"}, noEnv, io.Discard, io.Discard); !errors.Is(err, errUsage) {
+		t.Errorf("bad flag: %v, want errUsage", err)
 	}
-	env := func(k string) (string, bool) {
+	env := func(k string) string {
 		if k == "RECAP_SUMMARY_TRIGGER_TOKENS" {
-			return "lots", true
+			return "lots"
 		}
-		return "", false
+		return ""
 	}
-	if code := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, io.Discard, env, nil); code != 1 {
-		t.Errorf("bad env: exit %d, want 1", code)
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "RECAP_SUMMARY_TRIGGER_TOKENS") {
+		t.Errorf("bad env: %v, want an error naming the variable", err)
 	}
 }
 
