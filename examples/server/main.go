@@ -1,14 +1,20 @@
 // Command server wraps recap in an HTTP service:
 //
-//	POST /api/summarize            {"messages": [...]}  → {"summary": "..."}
-//	POST /api/chats/{id}/payload   {"messages": [...]}  → {"payload": [...], "summary": {...}, "boundary": "...", ...}
+//	POST /api/summarize            {"messages": [...]}        → {"summary": "..."}
+//	POST /api/chats/{id}/payload   {"messages": [...]}        → {"payload": [...], "summary": {...}, "boundary": "...", ...}
+//	POST /api/payload              {"id": ..., "messages": [...]}  → the same
 //	GET  /healthz
 //
 // /api/summarize is the seed client's endpoint (the messages to summarize,
-// the old summary first as a system message); /api/chats/{id}/payload runs
-// the whole rolling compression for a chat and keeps its summary in the
-// store: SQLite (-db FILE, the default recap.db) or PostgreSQL (-postgres
-// DSN or RECAP_POSTGRES_DSN).
+// the old summary first as a system message); the payload routes run the
+// whole rolling compression for a chat and keep its summary in the store:
+// SQLite (-db FILE, the default recap.db) or PostgreSQL (-postgres DSN or
+// RECAP_POSTGRES_DSN).
+//
+// Every route takes the body that the Vercel AI SDK's useChat posts by
+// default ({"id", "messages", "trigger", "messageId", ...}): the body's id
+// names the chat where the path does not (a different id in each is an
+// error), and fields the server does not use are ignored.
 //
 // The summarizer is chosen by the environment as for the CLI: an
 // OpenAI-compatible endpoint (RECAP_OPENAI_BASE_URL, RECAP_OPENAI_API_KEY,

@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/recapgo/recap"
 )
@@ -17,10 +19,27 @@ import (
 // MaxBodyBytes bounds a request body: 8 MiB, a long chat with tool output.
 const MaxBodyBytes = 8 << 20
 
+// Bounds on what an error message takes from the request, so that a huge
+// field is echoed neither into the response nor into the log: a quoted
+// value is cut to maxQuote bytes, a whole message to maxError, each with
+// "…" where it was cut.
+const (
+	maxQuote = 64
+	maxError = 256
+)
+
+// maxChatID bounds a chat ID, from the path or the body.
+const maxChatID = 200
+
+// statusClientGone is the status of a request whose client went away
+// before the answer was ready (nginx's 499): nobody reads it, but the log
+// and the metrics of a proxy do, and it is not a server error.
+const statusClientGone = 499
+
 // NewServer returns the service's HTTP handler: the routes of routes.go.
-// c compresses chats for /api/chats/{id}/payload, sum serves
-// /api/summarize, and timeout bounds each request's summarizing and store
-// calls. Rejected requests are logged to log at Info, failures at Warn or
+// c compresses chats for the payload routes, sum serves /api/summarize,
+// and timeout bounds each request's summarizing and store calls. Rejected
+// requests and clients gone are logged to log at Info, failures at Warn or
 // Error.
 func NewServer(log *slog.Logger, c *recap.Compressor, sum recap.Summarizer, timeout time.Duration) http.Handler {
 	mux := http.NewServeMux()
@@ -28,8 +47,14 @@ func NewServer(log *slog.Logger, c *recap.Compressor, sum recap.Summarizer, time
 	return mux
 }
 
-type messagesRequest struct {
-	Messages []recap.Message `json:"messages"`
+// chatRequest is the body of every route: the AI SDK's DefaultChatTransport
+// (useChat's default) posts {"id": CHAT_ID, "messages": [...UIMessages],
+// "trigger": ..., "messageId": ...} plus its body option's fields. The
+// server reads id and messages and ignores the rest. Messages are decoded
+// one by one, so that an error names its index.
+type chatRequest struct {
+	ID       string            `json:"id"`
+	Messages []json.RawMessage `json:"messages"`
 }
 
 type summarizeResponse struct {
@@ -54,13 +79,17 @@ type errorResponse struct {
 
 // handleSummarize serves the seed client's endpoint: the messages to
 // summarize, the old summary first as a system message when there is one.
+// An id in the body, if any, names the chat to the summarizer.
 func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, ok := decode(log, w, r)
+		id, msgs, ok := decode(log, w, r)
 		if !ok {
 			return
 		}
-		msgs := req.Messages
+		if len(id) > maxChatID {
+			fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("id: must be 1 to %d bytes", maxChatID))
+			return
+		}
 		if len(msgs) == 0 {
 			fail(log, w, r, http.StatusBadRequest, "messages: must not be empty")
 			return
@@ -71,7 +100,7 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 				return
 			}
 		}
-		sr := recap.SummarizeRequest{ChatID: "", Messages: msgs}
+		sr := recap.SummarizeRequest{ChatID: id, Messages: msgs}
 		if msgs[0].Role == recap.RoleSystem {
 			sr.Previous, sr.Messages = msgs[0].Text(), msgs[1:]
 		}
@@ -85,33 +114,41 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 		if err == nil && strings.TrimSpace(text) == "" {
 			err = recap.ErrEmptySummary
 		}
-		if err != nil {
+		switch {
+		case err != nil && r.Context().Err() != nil:
+			clientGone(log, w, r, err)
+		case err != nil:
 			log.Warn("summarize failed", "err", err)
 			fail(log, w, r, http.StatusBadGateway, "summarizer: "+err.Error())
-			return
+		default:
+			reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
 		}
-		reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
 	})
 }
 
 // handlePayload runs the rolling compression of a chat and answers with the
-// payload to send to the LLM.
+// payload to send to the LLM. The chat is named by the path's {id}, or by
+// the body's id where the route has none; both, if different, are an
+// error.
 func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.PathValue("id")
-		if id == "" || len(id) > 200 {
-			fail(log, w, r, http.StatusBadRequest, "chat id: must be 1 to 200 bytes")
+		bodyID, msgs, ok := decode(log, w, r)
+		if !ok {
 			return
 		}
-		req, ok := decode(log, w, r)
-		if !ok {
+		id, err := chatID(r.PathValue("id"), bodyID)
+		if err != nil {
+			fail(log, w, r, http.StatusBadRequest, err.Error())
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
-		res, err := c.Compress(ctx, id, req.Messages)
+		res, err := c.Compress(ctx, id, msgs)
 		var me *recap.MessageError
 		switch {
+		case err != nil && r.Context().Err() != nil:
+			clientGone(log, w, r, err)
+			return
 		case errors.As(err, &me):
 			fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", me.Index, me.Reason))
 			return
@@ -146,20 +183,37 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration)
 	})
 }
 
+// chatID returns the chat's ID from the path or the body.
+func chatID(path, body string) (string, error) {
+	id := path
+	switch {
+	case path != "" && body != "" && path != body:
+		return "", fmt.Errorf("id: the body's %s differs from the path's %s", quote(body), quote(path))
+	case id == "":
+		id = body
+	}
+	switch {
+	case id == "":
+		return "", errors.New("id: required, in the path (/api/chats/{id}/payload) or the body")
+	case len(id) > maxChatID:
+		return "", fmt.Errorf("id: must be 1 to %d bytes", maxChatID)
+	}
+	return id, nil
+}
+
 func handleHealthz() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 }
 
-// decode reads a {"messages": [...]} body, answering 4xx errors that name
-// the offending field.
-func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request) (messagesRequest, bool) {
-	var req messagesRequest
+// decode reads a {"id": ..., "messages": [...]} body, ignoring any other
+// field, and answers 4xx errors that name the offending field.
+func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request) (string, []recap.Message, bool) {
+	var req chatRequest
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
-		return req, false
+		return "", nil, false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	dec.DisallowUnknownFields()
 	err := dec.Decode(&req)
 	if err == nil && dec.More() {
 		err = errors.New("trailing data after the JSON object")
@@ -173,7 +227,14 @@ func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request) (messagesR
 	case err == nil && req.Messages == nil:
 		fail(log, w, r, http.StatusBadRequest, "messages: required")
 	case err == nil:
-		return req, true
+		msgs := make([]recap.Message, len(req.Messages))
+		for i, m := range req.Messages {
+			if err := json.Unmarshal(m, &msgs[i]); err != nil {
+				fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", i, strings.TrimPrefix(err.Error(), "recap: ")))
+				return "", nil, false
+			}
+		}
+		return req.ID, msgs, true
 	case errors.As(err, &maxErr):
 		fail(log, w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("body: larger than %d bytes", MaxBodyBytes))
 	case errors.As(err, &typeErr):
@@ -185,11 +246,9 @@ func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request) (messagesR
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		fail(log, w, r, http.StatusBadRequest, "body: invalid JSON: it ends too early")
 	default:
-		// Unknown fields, and recap's own decoding errors such as a
-		// message whose content is not a string.
 		fail(log, w, r, http.StatusBadRequest, "body: "+strings.TrimPrefix(err.Error(), "json: "))
 	}
-	return req, false
+	return "", nil, false
 }
 
 func fieldPath(e *json.UnmarshalTypeError) string {
@@ -204,7 +263,7 @@ func checkMessage(m recap.Message) error {
 	switch m.Role {
 	case recap.RoleSystem, recap.RoleUser, recap.RoleAssistant, recap.RoleTool:
 	default:
-		return fmt.Errorf("role: unknown role %q", m.Role)
+		return fmt.Errorf("role: unknown role %s", quote(string(m.Role)))
 	}
 	return nil
 }
@@ -217,7 +276,31 @@ func reply(log *slog.Logger, w http.ResponseWriter, status int, v any) {
 	}
 }
 
+// fail answers an error, cut to maxError bytes, and logs it at Info.
 func fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, status int, msg string) {
-	log.Info("request rejected", "method", r.Method, "path", r.URL.Path, "status", status, "error", msg)
+	msg = clip(msg, maxError)
+	log.Info("request rejected", "method", r.Method, "path", clip(r.URL.Path, maxQuote), "status", status, "error", msg)
 	reply(log, w, status, errorResponse{Error: msg})
+}
+
+// clientGone answers a request whose client went away: a 499 nobody reads,
+// and a line at Info, since nothing failed on the server's side.
+func clientGone(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	log.Info("client gone", "method", r.Method, "path", clip(r.URL.Path, maxQuote), "err", err)
+	w.WriteHeader(statusClientGone)
+}
+
+// quote returns s, cut to maxQuote bytes, as a Go string literal.
+func quote(s string) string { return strconv.Quote(clip(s, maxQuote)) }
+
+// clip returns s cut to at most n bytes on a character boundary, with "…"
+// added where it was cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
