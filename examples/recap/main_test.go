@@ -333,3 +333,52 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("plan with a byte order mark mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestAISDKChats: the chats that examples/aisdk/gen.mjs made with the real
+// Vercel AI SDK decode as UIMessages and compress, every message of the
+// payload but the summary as it came in.
+func TestAISDKChats(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "aisdk", "testdata", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, ".body.json") {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in []recap.Message
+			if err := json.Unmarshal(data, &in); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := runCLI(t, noEnv, "compress", "-trigger", "200", "-window", "2", file)
+			var payload []recap.Message
+			if code != 0 || json.Unmarshal([]byte(out), &payload) != nil || !strings.Contains(errOut, "new boundary") {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+			byID := map[string]recap.Message{}
+			for _, m := range in {
+				byID[m.ID] = m
+			}
+			for _, m := range payload {
+				if strings.HasPrefix(m.ID, recap.SummaryIDPrefix) {
+					continue
+				}
+				want, _ := json.Marshal(byID[m.ID])
+				got, _ := json.Marshal(m)
+				if !bytes.Equal(want, got) {
+					t.Errorf("payload message %s mismatch (-want +got):\n%s", m.ID, cmp.Diff(string(want), string(got)))
+				}
+			}
+		})
+	}
+	if n < 3 {
+		t.Fatalf("%d AI SDK chats in ../aisdk/testdata, want 3 or more", n)
+	}
+}

@@ -343,6 +343,23 @@ func TestAISDKTransportBody(t *testing.T) {
 			}
 		})
 	}
+	// The bodies the real SDK posted, captured by examples/aisdk/gen.mjs.
+	bodies, err := filepath.Glob(filepath.Join("..", "aisdk", "testdata", "*.body.json"))
+	if err != nil || len(bodies) == 0 {
+		t.Fatalf("no AI SDK bodies in ../aisdk/testdata: %v", err)
+	}
+	for _, file := range bodies {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			body, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			status, out := post(t, base+"/api/payload", string(body))
+			if status != 200 || out["summarized"] != true {
+				t.Errorf("the AI SDK's body: %d %v", status, out["error"])
+			}
+		})
+	}
 	t.Run("Summarize", func(t *testing.T) {
 		status, out := post(t, base+"/api/summarize", aiSDKBody(t, "chat-g", "submit-message", ""))
 		if status != 200 || !strings.Contains(fmt.Sprint(out["summary"]), "payments") {
