@@ -131,6 +131,13 @@ async function run(options) {
   return model.doStreamCalls[0].prompt;
 }
 
+// brief returns an error's message without the whole value that the SDK's
+// type validation errors quote, on one line.
+function brief(e) {
+  const msg = String(e?.message ?? e).replace(/Value: [\s\S]*?\.\nError message: /, '');
+  return msg.replace(/\s+/g, ' ').slice(0, 600);
+}
+
 // checkSDK checks steps 3 to 5, each on its own, and returns the
 // failures.
 async function checkSDK(payload) {
@@ -139,7 +146,7 @@ async function checkSDK(payload) {
     try {
       return await f();
     } catch (e) {
-      errors.push(`${name}: ${e?.message ?? e}`);
+      errors.push(`${name}: ${brief(e)}`);
     }
   };
   await step('validateUIMessages', () => validateUIMessages({ messages: payload, tools }));
