@@ -87,8 +87,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		*chatID = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 
+	// Errors print with one "recap: " prefix, though the library's errors
+	// carry their own; errors about the chat name its file once.
 	fail := func(err error) int {
-		fmt.Fprintf(stderr, "recap: %v\n", err)
+		fmt.Fprintf(stderr, "recap: %s\n", strings.TrimPrefix(err.Error(), "recap: "))
+		return 1
+	}
+	failChat := func(err error) int {
+		fmt.Fprintf(stderr, "recap: %s: %s\n", path, strings.TrimPrefix(err.Error(), "recap: "))
 		return 1
 	}
 	data, err := os.ReadFile(path)
@@ -97,7 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	}
 	msgs, detected, err := decodeChat(data, *format)
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w", path, err))
+		return failChat(err)
 	}
 	counter, err := recap.CounterForModel(*encoding)
 	if err != nil {
@@ -144,7 +150,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	if cmd == "plan" {
 		p, err := c.Plan(msgs, existing)
 		if err != nil {
-			return fail(err)
+			return failChat(err)
 		}
 		printPlan(stdout, p, counter, detected)
 		return 0
@@ -152,7 +158,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 
 	res, budgetErr := c.Compress(ctx, *chatID, msgs)
 	if budgetErr != nil && !errors.Is(budgetErr, recap.ErrBudget) {
-		return fail(budgetErr)
+		return failChat(budgetErr)
 	}
 	out, err := json.MarshalIndent(res.Payload, "", "  ")
 	if err != nil {
@@ -169,7 +175,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	}
 	report(stderr, *chatID, msgs, res, counter, *store, label)
 	if budgetErr != nil {
-		return fail(budgetErr) // the payload printed is the smallest possible
+		return failChat(budgetErr) // the payload printed is the smallest possible
 	}
 	return 0
 }

@@ -262,3 +262,123 @@ func TestMaxPayload(t *testing.T) {
 		t.Fatalf("budget below the pinned prompt and turn: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestBadChats: a chat that cannot be read is an error that names the file
+// once, after one "recap: " prefix, and says what is wrong in JSON terms;
+// content is never dropped silently.
+func TestBadChats(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		chat   string
+		args   []string
+		want   string // the whole of stderr, after "recap: FILE: "
+	}{
+		{"Empty", "the library's error keeps one prefix", `[]`, nil, "no messages"},
+		{"Object", "no Go type name", `{"not":"array"}`, nil, "want a JSON array of messages, got an object"},
+		{"String", "no Go type name", `"hi"`, nil, "want a JSON array of messages, got a string"},
+		{"Null", "null is no chat", `null`, nil, "want a JSON array of messages, got null"},
+		{"NotObjects", "each message is an object", `[{"id":"u","role":"user","content":"hi"}, 7]`, nil, "message 1: want a JSON object, got a number"},
+		{"Syntax", "a syntax error says where", "[\n{\"id\":\"u\",}]", nil, `invalid JSON on line 2: invalid character '}' looking for beginning of object key string`},
+		{"Truncated", "a truncated file says so", `[{"id":"u"`, nil, "invalid JSON on line 1: unexpected end of JSON input"},
+		{"MixedNoID", "a UIMessage chat with an id-less message is not taken for OpenAI (which would drop every parts array)",
+			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
+			nil, "message 0 has parts, as an AI SDK UIMessage, but message 1 has no id, as an OpenAI message: a chat must be in one format"},
+		{"MixedToolCalls", "parts and tool_calls in one chat is an error",
+			`[{"id":"u1","role":"user","content":"Hi"},{"id":"a1","role":"assistant","content":"","tool_calls":[]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
+			nil, "message 2 has parts, as an AI SDK UIMessage, but message 1 has tool_calls, as an OpenAI message: a chat must be in one format"},
+		{"UINoID", "forced ui: the id-less message is named",
+			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
+			[]string{"-format", "ui"}, `invalid message 1 (id ""): no ID`},
+		{"OpenAIWithParts", "forced openai would drop the parts",
+			`[{"role":"user","content":"Hi"},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]}]`,
+			[]string{"-format", "openai"}, "message 1 has parts: it is an AI SDK UIMessage, not an OpenAI message (use -format ui)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "chat.json")
+			if err := os.WriteFile(file, []byte(tt.chat), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, cmd := range []string{"plan", "compress"} {
+				args := append(append([]string{cmd}, tt.args...), file)
+				code, out, errOut := runCLI(t, noEnv, args...)
+				want := "recap: " + file + ": " + tt.want + "\n"
+				if code != 1 || out != "" || errOut != want {
+					t.Errorf("%s: %s: exit %d, stdout %q\nstderr mismatch (-want +got):\n%s", cmd, tt.reason, code, out, cmp.Diff(want, errOut))
+				}
+			}
+		})
+	}
+}
+
+// TestByteOrderMark: a chat saved with a UTF-8 byte order mark reads as
+// without it.
+func TestByteOrderMark(t *testing.T) {
+	file := filepath.Join("testdata", "chats", "aisdk.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bom := filepath.Join(t.TempDir(), "aisdk.json")
+	if err := os.WriteFile(bom, append([]byte("\uFEFF"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := runCLI(t, noEnv, "plan", "-trigger", "300", file)
+	code, got, errOut := runCLI(t, noEnv, "plan", "-trigger", "300", bom)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plan with a byte order mark mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestAISDKChats: the chats that examples/aisdk/gen.mjs made with the real
+// Vercel AI SDK decode as UIMessages and compress, every message of the
+// payload but the summary as it came in.
+func TestAISDKChats(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "aisdk", "testdata", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, ".body.json") {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in []recap.Message
+			if err := json.Unmarshal(data, &in); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := runCLI(t, noEnv, "compress", "-trigger", "200", "-window", "2", file)
+			var payload []recap.Message
+			if code != 0 || json.Unmarshal([]byte(out), &payload) != nil || !strings.Contains(errOut, "new boundary") {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+			byID := map[string]recap.Message{}
+			for _, m := range in {
+				byID[m.ID] = m
+			}
+			for _, m := range payload {
+				if strings.HasPrefix(m.ID, recap.SummaryIDPrefix) {
+					continue
+				}
+				want, _ := json.Marshal(byID[m.ID])
+				got, _ := json.Marshal(m)
+				if !bytes.Equal(want, got) {
+					t.Errorf("payload message %s mismatch (-want +got):\n%s", m.ID, cmp.Diff(string(want), string(got)))
+				}
+			}
+		})
+	}
+	if n < 3 {
+		t.Fatalf("%d AI SDK chats in ../aisdk/testdata, want 3 or more", n)
+	}
+}

@@ -1,14 +1,20 @@
 // Command server wraps recap in an HTTP service:
 //
-//	POST /api/summarize            {"messages": [...]}  → {"summary": "..."}
-//	POST /api/chats/{id}/payload   {"messages": [...]}  → {"payload": [...], "summary": {...}, "boundary": "...", ...}
+//	POST /api/summarize            {"messages": [...]}        → {"summary": "..."}
+//	POST /api/chats/{id}/payload   {"messages": [...]}        → {"payload": [...], "summary": {...}, "boundary": "...", ...}
+//	POST /api/payload              {"id": ..., "messages": [...]}  → the same
 //	GET  /healthz
 //
 // /api/summarize is the seed client's endpoint (the messages to summarize,
-// the old summary first as a system message); /api/chats/{id}/payload runs
-// the whole rolling compression for a chat and keeps its summary in the
-// store: SQLite (-db FILE, the default recap.db) or PostgreSQL (-postgres
-// DSN or RECAP_POSTGRES_DSN).
+// the old summary first as a system message); the payload routes run the
+// whole rolling compression for a chat and keep its summary in the store:
+// SQLite (-db FILE, the default recap.db) or PostgreSQL (-postgres DSN or
+// RECAP_POSTGRES_DSN).
+//
+// Every route takes the body that the Vercel AI SDK's useChat posts by
+// default ({"id", "messages", "trigger", "messageId", ...}): the body's id
+// names the chat where the path does not (a different id in each is an
+// error), and fields the server does not use are ignored.
 //
 // The summarizer is chosen by the environment as for the CLI: an
 // OpenAI-compatible endpoint (RECAP_OPENAI_BASE_URL, RECAP_OPENAI_API_KEY,
@@ -40,13 +46,23 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stderr, os.LookupEnv, nil))
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintf(os.Stderr, "server: %v\n", err)
+		}
+		os.Exit(1)
+	}
 }
 
-// run is the whole program. It calls ready, if not nil, with the address
-// it listens on, and returns the exit code once ctx is done and the server
-// has shut down.
-func run(ctx context.Context, args []string, stderr io.Writer, lookup func(string) (string, bool), ready func(addr string)) int {
+// errUsage reports bad flags, which the flag package has already printed.
+var errUsage = errors.New("usage")
+
+// run is the whole program: it serves until ctx is done, then shuts down
+// gracefully and returns nil. It logs to stderr, the address it listens on
+// first ("msg=listening addr=..."), and reads the environment with getenv,
+// where an empty variable counts as unset. stdout is unused: the service
+// prints nothing but its log.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -59,17 +75,14 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one request, summarizing included")
 	)
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return errUsage
 	}
+	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	fail := func(err error) int {
-		log.Error("server", "err", err)
-		return 1
-	}
 
 	opts, budget, err := setup.Options(lookup, []string{"RECAP_"}, fs, trigger, window)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if *maxPayload > 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(*maxPayload))
@@ -77,7 +90,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	counter, _ := recap.NewTiktokenCounter(recap.O200kBase)
 	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	if fallback != nil {
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
@@ -85,7 +98,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2))
 
 	if *pgDSN == "" {
-		*pgDSN, _ = lookup("RECAP_POSTGRES_DSN")
+		*pgDSN = getenv("RECAP_POSTGRES_DSN")
 	}
 	var (
 		st    *sqlstore.Store
@@ -100,17 +113,16 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 		where = "sqlite " + *dbPath
 	}
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	defer db.Close()
 	c, err := recap.New(sum, st, opts...)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 
-	h := &handler{c: c, sum: sum, log: log, timeout: *timeout}
 	srv := &http.Server{
-		Handler:           h.routes(),
+		Handler:           NewServer(log, c, sum, *timeout),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      *timeout + 10*time.Second,
@@ -119,28 +131,25 @@ func run(ctx context.Context, args []string, stderr io.Writer, lookup func(strin
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", where, "summarizer", label)
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	select {
 	case err := <-serveErr:
-		return fail(err)
+		return err
 	case <-ctx.Done():
 	}
 	// Graceful shutdown: stop accepting, let requests in flight finish.
 	shutCtx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil {
-		return fail(fmt.Errorf("shutdown: %w", err))
+		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
-		return fail(err)
+		return err
 	}
 	log.Info("stopped")
-	return 0
+	return nil
 }

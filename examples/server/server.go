@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/recapgo/recap"
 )
@@ -17,30 +19,42 @@ import (
 // MaxBodyBytes bounds a request body: 8 MiB, a long chat with tool output.
 const MaxBodyBytes = 8 << 20
 
-// handler serves the API:
-//
-//	POST /api/summarize            {"messages": [...]}  → {"summary": "..."}
-//	POST /api/chats/{id}/payload   {"messages": [...]}  → the compressed payload
-//
-// /api/summarize is the seed client's endpoint: the messages to summarize,
-// the old summary first as a system message when there is one.
-type handler struct {
-	c       *recap.Compressor
-	sum     recap.Summarizer
-	log     *slog.Logger
-	timeout time.Duration // per request, for the summarizer and the store
-}
+// Bounds on what an error message takes from the request, so that a huge
+// field is echoed neither into the response nor into the log: a quoted
+// value is cut to maxQuote bytes, a whole message to maxError, each with
+// "…" where it was cut.
+const (
+	maxQuote = 64
+	maxError = 256
+)
 
-func (h *handler) routes() http.Handler {
+// maxChatID bounds a chat ID, from the path or the body.
+const maxChatID = 200
+
+// statusClientGone is the status of a request whose client went away
+// before the answer was ready (nginx's 499): nobody reads it, but the log
+// and the metrics of a proxy do, and it is not a server error.
+const statusClientGone = 499
+
+// NewServer returns the service's HTTP handler: the routes of routes.go.
+// c compresses chats for the payload routes, sum serves /api/summarize,
+// and timeout bounds each request's summarizing and store calls. Rejected
+// requests and clients gone are logged to log at Info, failures at Warn or
+// Error.
+func NewServer(log *slog.Logger, c *recap.Compressor, sum recap.Summarizer, timeout time.Duration) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/summarize", h.summarize)
-	mux.HandleFunc("POST /api/chats/{id}/payload", h.payload)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	addRoutes(mux, log, c, sum, timeout)
 	return mux
 }
 
-type messagesRequest struct {
-	Messages []recap.Message `json:"messages"`
+// chatRequest is the body of every route: the AI SDK's DefaultChatTransport
+// (useChat's default) posts {"id": CHAT_ID, "messages": [...UIMessages],
+// "trigger": ..., "messageId": ...} plus its body option's fields. The
+// server reads id and messages and ignores the rest. Messages are decoded
+// one by one, so that an error names its index.
+type chatRequest struct {
+	ID       string            `json:"id"`
+	Messages []json.RawMessage `json:"messages"`
 }
 
 type summarizeResponse struct {
@@ -63,102 +77,143 @@ type errorResponse struct {
 	Error string `json:"error"`
 }
 
-func (h *handler) summarize(w http.ResponseWriter, r *http.Request) {
-	req, ok := h.decode(w, r)
-	if !ok {
-		return
-	}
-	msgs := req.Messages
-	if len(msgs) == 0 {
-		h.fail(w, r, http.StatusBadRequest, "messages: must not be empty")
-		return
-	}
-	for i, m := range msgs {
-		if err := checkMessage(m); err != nil {
-			h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %v", i, err))
+// handleSummarize serves the seed client's endpoint: the messages to
+// summarize, the old summary first as a system message when there is one.
+// An id in the body, if any, names the chat to the summarizer.
+func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, msgs, ok := decode(log, w, r)
+		if !ok {
 			return
 		}
-	}
-	sr := recap.SummarizeRequest{ChatID: "", Messages: msgs}
-	if msgs[0].Role == recap.RoleSystem {
-		sr.Previous, sr.Messages = msgs[0].Text(), msgs[1:]
-	}
-	if len(sr.Messages) == 0 {
-		h.fail(w, r, http.StatusBadRequest, "messages: nothing to summarize after the previous summary")
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
-	defer cancel()
-	text, err := h.sum.Summarize(ctx, sr)
-	if err == nil && strings.TrimSpace(text) == "" {
-		err = recap.ErrEmptySummary
-	}
-	if err != nil {
-		h.log.Warn("summarize failed", "err", err)
-		h.fail(w, r, http.StatusBadGateway, "summarizer: "+err.Error())
-		return
-	}
-	h.reply(w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
+		if len(id) > maxChatID {
+			fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("id: must be 1 to %d bytes", maxChatID))
+			return
+		}
+		if len(msgs) == 0 {
+			fail(log, w, r, http.StatusBadRequest, "messages: must not be empty")
+			return
+		}
+		for i, m := range msgs {
+			if err := checkMessage(m); err != nil {
+				fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %v", i, err))
+				return
+			}
+		}
+		sr := recap.SummarizeRequest{ChatID: id, Messages: msgs}
+		if msgs[0].Role == recap.RoleSystem {
+			sr.Previous, sr.Messages = msgs[0].Text(), msgs[1:]
+		}
+		if len(sr.Messages) == 0 {
+			fail(log, w, r, http.StatusBadRequest, "messages: nothing to summarize after the previous summary")
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		text, err := sum.Summarize(ctx, sr)
+		if err == nil && strings.TrimSpace(text) == "" {
+			err = recap.ErrEmptySummary
+		}
+		switch {
+		case err != nil && r.Context().Err() != nil:
+			clientGone(log, w, r, err)
+		case err != nil:
+			log.Warn("summarize failed", "err", err)
+			fail(log, w, r, http.StatusBadGateway, "summarizer: "+err.Error())
+		default:
+			reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
+		}
+	})
 }
 
-func (h *handler) payload(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if id == "" || len(id) > 200 {
-		h.fail(w, r, http.StatusBadRequest, "chat id: must be 1 to 200 bytes")
-		return
-	}
-	req, ok := h.decode(w, r)
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
-	defer cancel()
-	res, err := h.c.Compress(ctx, id, req.Messages)
-	var me *recap.MessageError
+// handlePayload runs the rolling compression of a chat and answers with the
+// payload to send to the LLM. The chat is named by the path's {id}, or by
+// the body's id where the route has none; both, if different, are an
+// error.
+func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		bodyID, msgs, ok := decode(log, w, r)
+		if !ok {
+			return
+		}
+		id, err := chatID(r.PathValue("id"), bodyID)
+		if err != nil {
+			fail(log, w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		res, err := c.Compress(ctx, id, msgs)
+		var me *recap.MessageError
+		switch {
+		case err != nil && r.Context().Err() != nil:
+			clientGone(log, w, r, err)
+			return
+		case errors.As(err, &me):
+			fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", me.Index, me.Reason))
+			return
+		case errors.Is(err, recap.ErrNoMessages):
+			fail(log, w, r, http.StatusBadRequest, "messages: must not be empty")
+			return
+		case errors.Is(err, recap.ErrNoUserMessage):
+			fail(log, w, r, http.StatusBadRequest, "messages: no user message starts a turn")
+			return
+		case errors.Is(err, recap.ErrBudget):
+			fail(log, w, r, http.StatusRequestEntityTooLarge, err.Error())
+			return
+		case errors.Is(err, context.DeadlineExceeded):
+			fail(log, w, r, http.StatusGatewayTimeout, "timed out")
+			return
+		case err != nil:
+			log.Error("compress failed", "chat", id, "err", err)
+			fail(log, w, r, http.StatusInternalServerError, "store unavailable")
+			return
+		}
+		out := payloadResponse{
+			Payload: res.Payload, PayloadTokens: res.PayloadTokens, Summary: res.Summary,
+			Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Stale: res.Stale,
+		}
+		for _, m := range res.Dropped {
+			out.Dropped = append(out.Dropped, m.ID)
+		}
+		if res.Err != nil {
+			out.Warning = res.Err.Error()
+		}
+		reply(log, w, http.StatusOK, out)
+	})
+}
+
+// chatID returns the chat's ID from the path or the body.
+func chatID(path, body string) (string, error) {
+	id := path
 	switch {
-	case errors.As(err, &me):
-		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", me.Index, me.Reason))
-		return
-	case errors.Is(err, recap.ErrNoMessages):
-		h.fail(w, r, http.StatusBadRequest, "messages: must not be empty")
-		return
-	case errors.Is(err, recap.ErrNoUserMessage):
-		h.fail(w, r, http.StatusBadRequest, "messages: no user message starts a turn")
-		return
-	case errors.Is(err, recap.ErrBudget):
-		h.fail(w, r, http.StatusRequestEntityTooLarge, err.Error())
-		return
-	case errors.Is(err, context.DeadlineExceeded):
-		h.fail(w, r, http.StatusGatewayTimeout, "timed out")
-		return
-	case err != nil:
-		h.log.Error("compress failed", "chat", id, "err", err)
-		h.fail(w, r, http.StatusInternalServerError, "store unavailable")
-		return
+	case path != "" && body != "" && path != body:
+		return "", fmt.Errorf("id: the body's %s differs from the path's %s", quote(body), quote(path))
+	case id == "":
+		id = body
 	}
-	out := payloadResponse{
-		Payload: res.Payload, PayloadTokens: res.PayloadTokens, Summary: res.Summary,
-		Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Stale: res.Stale,
+	switch {
+	case id == "":
+		return "", errors.New("id: required, in the path (/api/chats/{id}/payload) or the body")
+	case len(id) > maxChatID:
+		return "", fmt.Errorf("id: must be 1 to %d bytes", maxChatID)
 	}
-	for _, m := range res.Dropped {
-		out.Dropped = append(out.Dropped, m.ID)
-	}
-	if res.Err != nil {
-		out.Warning = res.Err.Error()
-	}
-	h.reply(w, http.StatusOK, out)
+	return id, nil
 }
 
-// decode reads a {"messages": [...]} body, answering 4xx errors that name
-// the offending field.
-func (h *handler) decode(w http.ResponseWriter, r *http.Request) (messagesRequest, bool) {
-	var req messagesRequest
+func handleHealthz() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+}
+
+// decode reads a {"id": ..., "messages": [...]} body, ignoring any other
+// field, and answers 4xx errors that name the offending field.
+func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request) (string, []recap.Message, bool) {
+	var req chatRequest
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		h.fail(w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
-		return req, false
+		fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
+		return "", nil, false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	dec.DisallowUnknownFields()
 	err := dec.Decode(&req)
 	if err == nil && dec.More() {
 		err = errors.New("trailing data after the JSON object")
@@ -170,25 +225,30 @@ func (h *handler) decode(w http.ResponseWriter, r *http.Request) (messagesReques
 	)
 	switch {
 	case err == nil && req.Messages == nil:
-		h.fail(w, r, http.StatusBadRequest, "messages: required")
+		fail(log, w, r, http.StatusBadRequest, "messages: required")
 	case err == nil:
-		return req, true
+		msgs := make([]recap.Message, len(req.Messages))
+		for i, m := range req.Messages {
+			if err := json.Unmarshal(m, &msgs[i]); err != nil {
+				fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", i, strings.TrimPrefix(err.Error(), "recap: ")))
+				return "", nil, false
+			}
+		}
+		return req.ID, msgs, true
 	case errors.As(err, &maxErr):
-		h.fail(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("body: larger than %d bytes", MaxBodyBytes))
+		fail(log, w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("body: larger than %d bytes", MaxBodyBytes))
 	case errors.As(err, &typeErr):
-		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("%s: expected %s, got JSON %s", fieldPath(typeErr), typeErr.Type, typeErr.Value))
+		fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("%s: expected %s, got JSON %s", fieldPath(typeErr), typeErr.Type, typeErr.Value))
 	case errors.As(err, &syntax):
-		h.fail(w, r, http.StatusBadRequest, fmt.Sprintf("body: invalid JSON at byte %d: %v", syntax.Offset, err))
+		fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("body: invalid JSON at byte %d: %v", syntax.Offset, err))
 	case errors.Is(err, io.EOF):
-		h.fail(w, r, http.StatusBadRequest, "body: empty")
+		fail(log, w, r, http.StatusBadRequest, "body: empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		h.fail(w, r, http.StatusBadRequest, "body: invalid JSON: it ends too early")
+		fail(log, w, r, http.StatusBadRequest, "body: invalid JSON: it ends too early")
 	default:
-		// Unknown fields, and recap's own decoding errors such as a
-		// message whose content is not a string.
-		h.fail(w, r, http.StatusBadRequest, "body: "+strings.TrimPrefix(err.Error(), "json: "))
+		fail(log, w, r, http.StatusBadRequest, "body: "+strings.TrimPrefix(err.Error(), "json: "))
 	}
-	return req, false
+	return "", nil, false
 }
 
 func fieldPath(e *json.UnmarshalTypeError) string {
@@ -203,20 +263,44 @@ func checkMessage(m recap.Message) error {
 	switch m.Role {
 	case recap.RoleSystem, recap.RoleUser, recap.RoleAssistant, recap.RoleTool:
 	default:
-		return fmt.Errorf("role: unknown role %q", m.Role)
+		return fmt.Errorf("role: unknown role %s", quote(string(m.Role)))
 	}
 	return nil
 }
 
-func (h *handler) reply(w http.ResponseWriter, status int, v any) {
+func reply(log *slog.Logger, w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	if err := json.NewEncoder(w).Encode(v); err != nil {
-		h.log.Warn("write response", "err", err)
+		log.Warn("write response", "err", err)
 	}
 }
 
-func (h *handler) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	h.log.Info("request rejected", "method", r.Method, "path", r.URL.Path, "status", status, "error", msg)
-	h.reply(w, status, errorResponse{Error: msg})
+// fail answers an error, cut to maxError bytes, and logs it at Info.
+func fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, status int, msg string) {
+	msg = clip(msg, maxError)
+	log.Info("request rejected", "method", r.Method, "path", clip(r.URL.Path, maxQuote), "status", status, "error", msg)
+	reply(log, w, status, errorResponse{Error: msg})
+}
+
+// clientGone answers a request whose client went away: a 499 nobody reads,
+// and a line at Info, since nothing failed on the server's side.
+func clientGone(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
+	log.Info("client gone", "method", r.Method, "path", clip(r.URL.Path, maxQuote), "err", err)
+	w.WriteHeader(statusClientGone)
+}
+
+// quote returns s, cut to maxQuote bytes, as a Go string literal.
+func quote(s string) string { return strconv.Quote(clip(s, maxQuote)) }
+
+// clip returns s cut to at most n bytes on a character boundary, with "…"
+// added where it was cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

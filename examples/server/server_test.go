@@ -4,60 +4,77 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/setup"
 )
 
 // startServer runs the program on 127.0.0.1 with a fresh SQLite file and
-// returns its base URL; the server shuts down when the test ends, and the
-// test checks that it exits cleanly.
+// returns its base URL, read from its "listening" log line; the server
+// shuts down when the test ends, and the test checks that it exits cleanly.
 func startServer(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	addr := make(chan string, 1)
-	code := make(chan int, 1)
-	var logs bytes.Buffer
-	var mu sync.Mutex
+	logs := &logWriter{addr: make(chan string, 1)}
+	done := make(chan error, 1)
 	args = append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db")}, args...)
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	go func() {
-		code <- run(ctx, args, &lockedWriter{w: &logs, mu: &mu}, lookup, func(a string) { addr <- a })
-	}()
+	getenv := func(k string) string { return env[k] }
+	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
 	var base string
 	select {
-	case a := <-addr:
+	case a := <-logs.addr:
 		base = "http://" + a
-	case c := <-code:
-		t.Fatalf("server exited with %d:\n%s", c, logs.String())
+	case err := <-done:
+		t.Fatalf("server exited: %v\n%s", err, logs)
 	}
 	t.Cleanup(func() {
 		cancel()
-		if c := <-code; c != 0 {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Errorf("server exited with %d:\n%s", c, logs.String())
+		if err := <-done; err != nil {
+			t.Errorf("server exited: %v\n%s", err, logs)
 		}
 	})
 	return base
 }
 
-type lockedWriter struct {
-	w  io.Writer
-	mu *sync.Mutex
+// logWriter keeps a server's log and sends the address of its first
+// "listening" line on addr.
+type logWriter struct {
+	mu   sync.Mutex // protects buf and sent
+	buf  bytes.Buffer
+	sent bool
+	addr chan string
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *logWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	l.buf.Write(p)
+	if !l.sent {
+		if _, rest, ok := strings.Cut(l.buf.String(), "msg=listening addr="); ok {
+			addr, _, _ := strings.Cut(rest, " ")
+			l.addr <- addr
+			l.sent = true
+		}
+	}
+	return len(p), nil
+}
+
+func (l *logWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 func post(t *testing.T, url, body string) (int, map[string]any) {
@@ -142,7 +159,7 @@ func TestBadRequests(t *testing.T) {
 		{"NoMessages", "/api/chats/c/payload", `{}`, 400, "messages: required"},
 		{"EmptyMessages", "/api/chats/c/payload", `{"messages":[]}`, 400, "messages: must not be empty"},
 		{"WrongType", "/api/chats/c/payload", `{"messages":"hi"}`, 400, "messages: expected"},
-		{"UnknownField", "/api/chats/c/payload", `{"messages":[],"mesages":[]}`, 400, `unknown field "mesages"`},
+		{"UnknownFieldIgnored", "/api/chats/c/payload", `{"mesages":[{"id":"1","role":"user","content":"a"}]}`, 400, "messages: required"},
 		{"MissingID", "/api/chats/c/payload", `{"messages":[{"role":"user","content":"hi"}]}`, 400, "messages[0]: no ID"},
 		{"DuplicateID", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"user","content":"a"},{"id":"1","role":"assistant","content":"b"}]}`, 400, "messages[1]: same ID as message 0"},
 		{"BadRole", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"wizard","content":"a"}]}`, 400, `messages[0]: unknown role "wizard"`},
@@ -204,17 +221,19 @@ func TestConcurrentRequests(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	if code := run(context.Background(), []string{"-nope"}, io.Discard, func(string) (string, bool) { return "", false }, nil); code != 2 {
-		t.Errorf("bad flag: exit %d, want 2", code)
+	noEnv := func(string) string { return "" }
+	if err := run(context.Background(), []string{"-nope"}, noEnv, io.Discard, io.Discard); !errors.Is(err, errUsage) {
+		t.Errorf("bad flag: %v, want errUsage", err)
 	}
-	env := func(k string) (string, bool) {
+	env := func(k string) string {
 		if k == "RECAP_SUMMARY_TRIGGER_TOKENS" {
-			return "lots", true
+			return "lots"
 		}
-		return "", false
+		return ""
 	}
-	if code := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, io.Discard, env, nil); code != 1 {
-		t.Errorf("bad env: exit %d, want 1", code)
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "RECAP_SUMMARY_TRIGGER_TOKENS") {
+		t.Errorf("bad env: %v, want an error naming the variable", err)
 	}
 }
 
@@ -231,5 +250,173 @@ func TestPostgresBackend(t *testing.T) {
 	status, out := post(t, base+"/api/chats/"+chat+"/payload", chatJSON(t, 8))
 	if status != 200 || out["boundary"] != "a7" {
 		t.Fatalf("payload on postgres: %d %v", status, out)
+	}
+}
+
+// newHandler returns the service's handler on a memory store, with the
+// extractive summarizer unless sum is given, and the buffer it logs to.
+func newHandler(t *testing.T, sum recap.Summarizer, opts ...recap.Option) (http.Handler, *logWriter) {
+	t.Helper()
+	if sum == nil {
+		counter, err := recap.NewTiktokenCounter(recap.O200kBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, _, _, err = setup.Summarizers(func(string) (string, bool) { return "", false }, counter, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := recap.New(sum, recap.NewMemoryStore(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logWriter{addr: make(chan string, 1)}
+	return NewServer(slog.New(slog.NewTextHandler(logs, nil)), c, sum, time.Minute), logs
+}
+
+// serve sends one request to h and returns the recorded response.
+func serve(h http.Handler, ctx context.Context, path, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequestWithContext(ctx, http.MethodPost, path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// aiSDKBody is a request body exactly as the AI SDK's DefaultChatTransport
+// (what useChat uses by default) posts it: its body option's fields, then
+// id, messages, trigger and messageId (left out by JSON.stringify when
+// undefined, as on a submit).
+func aiSDKBody(t *testing.T, id, trigger, messageID string) string {
+	t.Helper()
+	var msgs []map[string]any
+	for i := 1; i <= 6; i++ {
+		msgs = append(msgs,
+			map[string]any{"id": fmt.Sprintf("u%d", i), "role": "user", "parts": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Question %d about the payments service and deploy %d: what should we check?", i, i*7)}}},
+			map[string]any{"id": fmt.Sprintf("a%d", i), "role": "assistant", "metadata": map[string]any{"model": "m"}, "parts": []any{
+				map[string]any{"type": "step-start"},
+				map[string]any{"type": "tool-getLogs", "toolCallId": fmt.Sprintf("c%d", i), "state": "output-available", "input": map[string]any{"service": "payments"}, "output": map[string]any{"errors": i * 13}},
+				map[string]any{"type": "text", "text": fmt.Sprintf("Answer %d: the error rate rose to %d per minute; roll back v2.%d if it stays high.", i, i*13, i), "state": "done"},
+			}})
+	}
+	msgs = append(msgs, map[string]any{"id": "now", "role": "user", "parts": []any{map[string]any{"type": "text", "text": "What did we decide?"}}})
+	body := map[string]any{"userTimezone": "Europe/Lisbon", "id": id, "messages": msgs, "trigger": trigger}
+	if messageID != "" {
+		body["messageId"] = messageID
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAISDKTransportBody: the body of useChat's default transport is
+// accepted on both payload routes and by /api/summarize; its id names the
+// chat where the path does not, and fields the server does not use are
+// ignored.
+func TestAISDKTransportBody(t *testing.T) {
+	base := startServer(t, nil, "-trigger", "100")
+	tests := []struct {
+		name, reason, path, body string
+		status                   int
+		want                     string // in the error, or the boundary
+	}{
+		{"BodyID", "the body's id names the chat", "/api/payload", aiSDKBody(t, "chat-a", "submit-message", ""), 200, "a5"},
+		{"Regenerate", "a regenerate carries a messageId", "/api/payload", aiSDKBody(t, "chat-b", "regenerate-message", "a6"), 200, "a5"},
+		{"PathAndBodyAgree", "the same id in the path and the body", "/api/chats/chat-c/payload", aiSDKBody(t, "chat-c", "submit-message", ""), 200, "a5"},
+		{"PathOnly", "an empty body id leaves the path's", "/api/chats/chat-d/payload", aiSDKBody(t, "", "submit-message", ""), 200, "a5"},
+		{"PathAndBodyDiffer", "two different ids are an error naming both", "/api/chats/chat-e/payload", aiSDKBody(t, "chat-f", "submit-message", ""), 400, `id: the body's "chat-f" differs from the path's "chat-e"`},
+		{"NoID", "without a path, the body must name the chat", "/api/payload", aiSDKBody(t, "", "submit-message", ""), 400, "id: required"},
+		{"LongID", "a chat id is at most 200 bytes", "/api/payload", aiSDKBody(t, strings.Repeat("x", 201), "submit-message", ""), 400, "id: must be 1 to 200 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, out := post(t, base+tt.path, tt.body)
+			got := fmt.Sprint(out["error"])
+			if status == 200 {
+				got = fmt.Sprint(out["boundary"])
+			}
+			if status != tt.status || !strings.Contains(got, tt.want) {
+				t.Errorf("%s: %d %v, want %d with %q", tt.reason, status, out, tt.status, tt.want)
+			}
+		})
+	}
+	// The bodies the real SDK posted, captured by examples/aisdk/gen.mjs.
+	bodies, err := filepath.Glob(filepath.Join("..", "aisdk", "testdata", "*.body.json"))
+	if err != nil || len(bodies) == 0 {
+		t.Fatalf("no AI SDK bodies in ../aisdk/testdata: %v", err)
+	}
+	for _, file := range bodies {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			body, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			status, out := post(t, base+"/api/payload", string(body))
+			if status != 200 || out["summarized"] != true {
+				t.Errorf("the AI SDK's body: %d %v", status, out["error"])
+			}
+		})
+	}
+	t.Run("Summarize", func(t *testing.T) {
+		status, out := post(t, base+"/api/summarize", aiSDKBody(t, "chat-g", "submit-message", ""))
+		if status != 200 || !strings.Contains(fmt.Sprint(out["summary"]), "payments") {
+			t.Errorf("/api/summarize with the transport's body: %d %v", status, out)
+		}
+	})
+}
+
+// TestClientGone: a request whose client has gone is no server error: it
+// is logged at Info as "client gone", never at ERROR, and answered 499.
+func TestClientGone(t *testing.T) {
+	sum := recap.SummarizerFunc(func(ctx context.Context, _ recap.SummarizeRequest) (string, error) {
+		<-ctx.Done() // the client leaves while the summary is made
+		return "", ctx.Err()
+	})
+	tests := []struct{ name, path, body string }{
+		{"Payload", "/api/chats/gone/payload", chatJSON(t, 8)},
+		{"Summarize", "/api/summarize", chatJSON(t, 2)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, logs := newHandler(t, sum, recap.WithTriggerTokens(100))
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			w := serve(h, ctx, tt.path, tt.body)
+			if w.Code != 499 || strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), `msg="client gone"`) {
+				t.Errorf("cancelled request: %d %s\nlog:\n%s", w.Code, w.Body, logs)
+			}
+		})
+	}
+}
+
+// TestErrorsQuoteLittle: an error message quotes at most a little of the
+// request, so that a huge field is neither echoed back nor logged whole.
+func TestErrorsQuoteLittle(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	tests := []struct{ name, path, body, want string }{
+		{"ObjectID", "/api/chats/c/payload", `{"messages":[{"id":{"k":"` + huge + `"},"role":"user","content":"hi"}]}`, "messages[0]: "},
+		{"NumberID", "/api/payload", `{"id":"c","messages":[{"id":1` + strings.Repeat("0", 1<<20) + `,"role":"user","content":"hi"}]}`, "messages[0]: "},
+		{"Role", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"` + huge + `","content":"hi"}]}`, `messages[0]: unknown role "xxx`},
+		{"SummarizeRole", "/api/summarize", `{"messages":[{"id":"1","role":"` + huge + `","content":"hi"}]}`, `messages[0]: role: unknown role "xxx`},
+		{"IDs", "/api/chats/" + strings.Repeat("p", 150) + "/payload", `{"id":"` + huge + `","messages":[{"id":"1","role":"user","content":"hi"}]}`, `id: the body's "xxx`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, logs := newHandler(t, nil)
+			w := serve(h, context.Background(), tt.path, tt.body)
+			var out errorResponse
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != 400 || !strings.HasPrefix(out.Error, tt.want) {
+				t.Fatalf("%d %.300s, want 400 with %q", w.Code, w.Body, tt.want)
+			}
+			if len(out.Error) > 300 || !strings.Contains(out.Error, "…") {
+				t.Errorf("error of %d bytes, want at most 300, cut with …: %.400s", len(out.Error), out.Error)
+			}
+			if n := len(logs.String()); n > 1000 {
+				t.Errorf("log of %d bytes, want at most 1000: %.1200s", n, logs)
+			}
+		})
 	}
 }
