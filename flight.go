@@ -45,7 +45,7 @@ func (fs *flights) land(chatID string, f *flight, err error) {
 // task is a background summarization of one chat (see WithBackground):
 // pending until the caller's scheduler runs it, then running.
 type task struct {
-	msgs []Message     // a copy of the chat it was scheduled for
+	msgs []Message      // a copy of the chat it was scheduled for
 	ix   map[string]int // msgs' IDs to positions
 	// Guarded by flights.mu:
 	running bool // its scheduler started it

@@ -142,7 +142,7 @@ func TestEnvAndFlags(t *testing.T) {
 		code   int
 		want   string // in stdout or stderr
 	}{
-		{"SeedEnv", "the seed's VITE_ names set the options", map[string]string{"VITE_SUMMARY_WINDOW_CONVERSATIONS": "1"}, nil, 0, "m19  user       11      turn"},
+		{"SeedEnv", "the seed's VITE_ names set the options", map[string]string{"VITE_SUMMARY_WINDOW_CONVERSATIONS": "1"}, nil, 0, "assistant  38      history  Yes. Medical care"},
 		{"RecapWinsOverVite", "RECAP_ names win over VITE_ ones", map[string]string{"VITE_SUMMARY_TRIGGER_TOKENS": "1", "RECAP_SUMMARY_TRIGGER_TOKENS": "100000"}, nil, 0, "trigger fires: false"},
 		{"FlagWinsOverEnv", "flags win over the environment", map[string]string{"RECAP_SUMMARY_TRIGGER_TOKENS": "100000"}, []string{"-trigger", "10"}, 0, "trigger fires: true"},
 		{"BadEnv", "a bad variable is an error naming it", map[string]string{"VITE_SUMMARY_TRIGGER_TOKENS": "many"}, nil, 1, `VITE_SUMMARY_TRIGGER_TOKENS="many"`},
@@ -185,15 +185,31 @@ func TestDecodeOpenAI(t *testing.T) {
 	if err != nil || format != "openai" {
 		t.Fatalf("decodeChat: %v, format %q", err, format)
 	}
-	want := []recap.Message{
-		{ID: "m0", Role: recap.RoleSystem, Content: "Be brief."},
-		{ID: "m1", Role: recap.RoleUser, Parts: []recap.Part{{Type: "text", Text: "Weather?"}}},
-		{ID: "m2", Role: recap.RoleAssistant, Parts: []recap.Part{{Type: "text", Text: "Checking."}, {Type: "tool-call", ToolCallID: "c1", ToolName: "weather", Input: json.RawMessage(`{"city":"Oslo"}`)}}},
-		{ID: "m3", Role: recap.RoleTool, Parts: []recap.Part{{Type: "tool-result", ToolCallID: "c1", Output: json.RawMessage(`{"t":-3}`)}}},
-		{ID: "m4", Role: recap.RoleAssistant, Parts: []recap.Part{{Type: "tool-call", ToolCallID: "c2", ToolName: "x", Input: json.RawMessage(`"not json"`)}}},
+	// Every message keeps its OpenAI shape (no id, no parts), and gets an
+	// ID chained to the one before it.
+	out, err := json.Marshal(msgs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if diff := cmp.Diff(want, msgs); diff != "" {
-		t.Errorf("decoded OpenAI messages (-want +got):\n%s", diff)
+	var want, got any
+	if err := json.Unmarshal([]byte(in), &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("re-encoded OpenAI messages (-input +output):\n%s", diff)
+	}
+	seen := map[string]bool{}
+	for i, m := range msgs {
+		if !strings.HasPrefix(m.ID, recap.ChainIDPrefix) || seen[m.ID] || m.Format != recap.FormatOpenAI {
+			t.Errorf("message %d: ID %q, format %v", i, m.ID, m.Format)
+		}
+		seen[m.ID] = true
+	}
+	if msgs[0].Role != recap.RoleDeveloper || !strings.Contains(msgs[3].Text(), `{"t":-3}`) || !strings.Contains(msgs[2].Text(), "weather") {
+		t.Errorf("decoded as %+v", msgs)
 	}
 }
 
@@ -254,11 +270,11 @@ func TestMaxPayload(t *testing.T) {
 	file := filepath.Join("testdata", "chats", "plain.json")
 	code, out, errOut := runCLI(t, noEnv, "compress", "-trigger", "100000", "-max-payload", "120", file)
 	var payload []recap.Message
-	if code != 0 || json.Unmarshal([]byte(out), &payload) != nil || !strings.Contains(errOut, "left out to fit -max-payload: m1 m2") {
+	if code != 0 || json.Unmarshal([]byte(out), &payload) != nil || !strings.Contains(errOut, "left out to fit -max-payload: h-") {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	code, out, errOut = runCLI(t, noEnv, "compress", "-trigger", "100000", "-max-payload", "5", file)
-	if code != 1 || !strings.Contains(errOut, "exceed the payload budget") || !strings.Contains(out, `"id": "m19"`) {
+	if code != 1 || !strings.Contains(errOut, "exceed the payload budget") || !strings.Contains(out, `"content": "Great. Now write me a day-by-day itinerary."`) || strings.Contains(out, `"id"`) {
 		t.Fatalf("budget below the pinned prompt and turn: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
