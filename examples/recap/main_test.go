@@ -176,6 +176,7 @@ func TestUsage(t *testing.T) {
 func TestDecodeOpenAI(t *testing.T) {
 	in := `[
 	 {"role":"developer","content":"Be brief."},
+	 {"role":"user","name":"ana","content":"Hi, I am Ana."},
 	 {"role":"user","content":[{"type":"text","text":"Weather?"},{"type":"image_url","image_url":{"url":"x"}}]},
 	 {"role":"assistant","content":"Checking.","tool_calls":[{"id":"c1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}}]},
 	 {"role":"tool","tool_call_id":"c1","content":"{\"t\":-3}"},
@@ -208,7 +209,7 @@ func TestDecodeOpenAI(t *testing.T) {
 		}
 		seen[m.ID] = true
 	}
-	if msgs[0].Role != recap.RoleDeveloper || !strings.Contains(msgs[3].Text(), `{"t":-3}`) || !strings.Contains(msgs[2].Text(), "weather") {
+	if msgs[0].Role != recap.RoleDeveloper || !strings.Contains(msgs[4].Text(), `{"t":-3}`) || !strings.Contains(msgs[3].Text(), "weather") {
 		t.Errorf("decoded as %+v", msgs)
 	}
 }
