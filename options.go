@@ -353,16 +353,24 @@ func WithFallbackSummarizer(s Summarizer) Option {
 }
 
 // Hooks are functions that Compress calls around each Summarizer call, for
-// metrics and progress indicators (the seed client's spinner). Either may
-// be nil. They are called synchronously, on the goroutine of Compress (or,
-// with WithBackground, of the task that summarizes), with no lock held; a
-// hook that panics or blocks is the caller's bug and is not recovered.
+// metrics, tracing and progress indicators (the seed client's spinner).
+// Either may be nil. They are called synchronously, on the goroutine of
+// Compress (or, with WithBackground, of the task that summarizes), with no
+// lock held; a hook that panics or blocks is the caller's bug and is not
+// recovered.
+//
+// SummarizeStart receives the context of the call (with WithSummarizeTimeout
+// applied) and returns the context that the Summarizer and SummarizeEnd
+// are given (nil means ctx): a tracer starts a span in SummarizeStart and
+// ends the span it finds in the context in SummarizeEnd, so each end is
+// paired with its start, and the Summarizer's own spans (an SDK's HTTP
+// call) are the span's children.
 type Hooks struct {
 	// SummarizeStart is called before a Summarizer call.
-	SummarizeStart func(SummarizeEvent)
-	// SummarizeEnd is called after it, with Duration, OutputTokens and Err
-	// set.
-	SummarizeEnd func(SummarizeEvent)
+	SummarizeStart func(ctx context.Context, e SummarizeEvent) context.Context
+	// SummarizeEnd is called after it, with the context SummarizeStart
+	// returned and Duration, OutputTokens and Err set.
+	SummarizeEnd func(ctx context.Context, e SummarizeEvent)
 }
 
 // SummarizeEvent describes one Summarizer call.
@@ -373,6 +381,7 @@ type SummarizeEvent struct {
 	OutputTokens int           // tokens of the summary returned (end only)
 	Duration     time.Duration // how long the call took (end only)
 	Fallback     bool          // the fallback Summarizer was called
+	Background   bool          // the call runs in a background task (see WithBackground)
 	Err          error         // why the summary was rejected, or nil (end only)
 }
 

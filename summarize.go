@@ -289,11 +289,15 @@ func (c *Compressor) schedule(chatID string, msgs []Message, ix map[string]int) 
 			return // a request took it over
 		}
 		defer c.tasks.remove(chatID, t)
+		ctx = context.WithValue(ctx, taskKey{}, true) // for SummarizeEvent.Background
 		if _, _, err := c.settle(ctx, chatID, t.msgs, t.ix, false); err != nil {
 			c.log(ctx, slog.LevelWarn, "background summarization failed", chatID, "err", err)
 		}
 	})
 }
+
+// taskKey marks the context of a background task.
+type taskKey struct{}
 
 // Drain waits until no background summarization (see WithBackground) is
 // pending or running, or until ctx is done, and then returns ctx.Err().
@@ -431,15 +435,18 @@ func (c *Compressor) call(ctx context.Context, s Summarizer, req SummarizeReques
 		ctx, cancel = context.WithTimeout(ctx, c.cfg.timeout)
 		defer cancel()
 	}
-	ev := SummarizeEvent{ChatID: req.ChatID, Messages: len(req.Messages), InputTokens: input, Fallback: fallback}
+	ev := SummarizeEvent{ChatID: req.ChatID, Messages: len(req.Messages), InputTokens: input, Fallback: fallback,
+		Background: ctx.Value(taskKey{}) != nil}
 	if h := c.cfg.hooks.SummarizeStart; h != nil {
-		h(ev)
+		if hctx := h(ctx, ev); hctx != nil {
+			ctx = hctx
+		}
 	}
 	start := c.cfg.now()
 	defer func() {
 		ev.Duration, ev.Err = c.cfg.now().Sub(start), err
 		if h := c.cfg.hooks.SummarizeEnd; h != nil {
-			h(ev)
+			h(ctx, ev)
 		}
 	}()
 	text, err = safeSummarize(ctx, s, req)

@@ -217,17 +217,25 @@ func TestHooksAndLogger(t *testing.T) {
 	var events []string
 	clock := time.Unix(0, 0)
 	var logs bytes.Buffer
+	type spanKey struct{}
+	spans := 0
 	hooks := Hooks{
-		SummarizeStart: func(e SummarizeEvent) {
-			events = append(events, fmt.Sprintf("start %s %d msgs %d in", e.ChatID, e.Messages, e.InputTokens))
+		SummarizeStart: func(ctx context.Context, e SummarizeEvent) context.Context {
+			spans++
+			events = append(events, fmt.Sprintf("start %s %d msgs %d in span %d", e.ChatID, e.Messages, e.InputTokens, spans))
+			return context.WithValue(ctx, spanKey{}, spans)
 		},
-		SummarizeEnd: func(e SummarizeEvent) {
-			events = append(events, fmt.Sprintf("end %d out %v fallback=%v err=%v", e.OutputTokens, e.Duration, e.Fallback, e.Err))
+		SummarizeEnd: func(ctx context.Context, e SummarizeEvent) {
+			events = append(events, fmt.Sprintf("end span %v %d out %v fallback=%v err=%v", ctx.Value(spanKey{}), e.OutputTokens, e.Duration, e.Fallback, e.Err))
 		},
 	}
 	tick := func() time.Time { clock = clock.Add(250 * time.Millisecond); return clock }
 	boom := errors.New("boom")
-	c := mustNew(t, &recorder{fail: boom}, NewMemoryStore(), WithTriggerTokens(10), WithHooks(hooks), WithClock(tick),
+	failing := SummarizerFunc(func(ctx context.Context, _ SummarizeRequest) (string, error) {
+		events = append(events, fmt.Sprintf("summarizer in span %v", ctx.Value(spanKey{})))
+		return "", boom
+	})
+	c := mustNew(t, failing, NewMemoryStore(), WithTriggerTokens(10), WithHooks(hooks), WithClock(tick),
 		WithFallbackSummarizer(SummarizerFunc(func(context.Context, SummarizeRequest) (string, error) { return "fallback summary", nil })),
 		WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 			if a.Key == slog.TimeKey {
@@ -239,10 +247,11 @@ func TestHooksAndLogger(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"start chat-7 4 msgs 40 in",
-		"end 0 out 250ms fallback=false err=recap: summarize chat \"chat-7\": boom",
-		"start chat-7 4 msgs 40 in",
-		"end 2 out 250ms fallback=true err=<nil>",
+		"start chat-7 4 msgs 40 in span 1",
+		"summarizer in span 1",
+		"end span 1 0 out 250ms fallback=false err=recap: summarize chat \"chat-7\": boom",
+		"start chat-7 4 msgs 40 in span 2",
+		"end span 2 2 out 250ms fallback=true err=<nil>",
 	}
 	if diff := cmp.Diff(want, events); diff != "" {
 		t.Errorf("hook events (-want +got):\n%s", diff)
