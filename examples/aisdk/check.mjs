@@ -19,7 +19,8 @@
 //     allowSystemInMessages: true; while without that option AI SDK 7
 //     rejects them, as documented.
 //
-// It prints "aisdk: N payloads checked, F failed" and exits 1 if any failed.
+// It ends with the line "aisdk: P passed, F failed" (payloads) and exits 1
+// if any failed.
 //
 //	npm ci && node check.mjs [--recap BIN] [--server BIN]
 //
@@ -219,5 +220,6 @@ try {
 } finally {
   server.stop();
 }
-console.log(`aisdk: ${checked} payloads checked, ${failed} failed (ai ${JSON.parse(readFileSync(join(here, 'node_modules/ai/package.json'), 'utf8')).version})`);
+console.log(`aisdk: ${checked} payloads checked with ai ${JSON.parse(readFileSync(join(here, 'node_modules/ai/package.json'), 'utf8')).version}`);
+console.log(`aisdk: ${checked - failed} passed, ${failed} failed`);
 process.exitCode = failed > 0 ? 1 : 0;
