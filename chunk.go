@@ -3,6 +3,7 @@ package recap
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // A backlog larger than WithMaxSummarizeInput is cut into chunks, one
@@ -182,14 +183,42 @@ type coverage struct {
 }
 
 // newCoverage starts from what p's summary covers: its Covered list, and
-// the IDs of the messages the history sent for it (echoes of earlier
-// summaries, or all of them for a summary saved without Covered).
+// the IDs of the messages the history sent for it that the list lacks
+// (echoes of summaries where the format has no IDs, or all of them for a
+// summary saved without Covered), each placed after the covered message
+// it follows in the history, so that the list keeps the history's order.
+// An echo "recap-summary:<id>" of a covered id needs no place: it stands
+// for the messages up to id (see older).
 func newCoverage(p Plan) *coverage {
-	cv := &coverage{ids: slices.Clone(p.Summary.Covered), seen: make(map[string]bool, len(p.Summary.Covered))}
-	for _, id := range cv.ids {
+	base := p.Summary.Covered
+	cv := &coverage{seen: make(map[string]bool, len(base)+len(p.Covered))}
+	at := make(map[string]int, len(base))
+	for i, id := range base {
+		at[id] = i
 		cv.seen[id] = true
 	}
-	cv.add(p.Covered)
+	after := map[int][]string{} // index in base (-1: the start) to the IDs that follow it
+	last := -1
+	for _, m := range p.Covered {
+		if i, ok := at[m.ID]; ok {
+			last = i
+			continue
+		}
+		if p.echo(m) {
+			last = len(base) - 1 // it stands for all of base
+		}
+		if cv.seen[m.ID] || cv.seen[strings.TrimPrefix(m.ID, SummaryIDPrefix)] {
+			continue
+		}
+		cv.seen[m.ID] = true
+		after[last] = append(after[last], m.ID)
+	}
+	cv.ids = make([]string, 0, len(base)+len(p.Covered))
+	cv.ids = append(cv.ids, after[-1]...)
+	for i, id := range base {
+		cv.ids = append(cv.ids, id)
+		cv.ids = append(cv.ids, after[i]...)
+	}
 	return cv
 }
 

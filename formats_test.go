@@ -45,7 +45,9 @@ func TestOpenAIEchoRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var prev Summary
+	var sent [][]Message
 	for turn := 1; turn <= 25; turn++ {
+		sent = append(sent, ChainIDs(history))
 		res, err := c.Compress(ctx, "c", ChainIDs(history))
 		if err != nil || res.Err != nil || res.Stale {
 			t.Fatalf("turn %d: err %v, absorbed %v, stale %v", turn, err, res.Err, res.Stale)
@@ -77,6 +79,17 @@ func TestOpenAIEchoRounds(t *testing.T) {
 	}
 	if !strings.Contains(prev.Text, "covers ") || len(prev.Covered) < 40 {
 		t.Fatalf("after 25 rounds the summary is %q covering %d messages", prev.Text, len(prev.Covered))
+	}
+	// A delayed retry of any earlier request, echoed summary and all, is an
+	// older snapshot: the stored summary stays.
+	for i, req := range sent[:20] {
+		res, err := c.Compress(ctx, "c", req)
+		if err != nil || res.Stale || res.Summarized {
+			t.Fatalf("retry of request %d: err %v, stale %v, summarized %v", i, err, res.Stale, res.Summarized)
+		}
+		if got, _ := st.Load(ctx, "c"); !got.Equal(prev) {
+			t.Fatalf("retry of request %d changed the summary to cover %v", i, got.Covered)
+		}
 	}
 }
 

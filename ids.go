@@ -6,15 +6,25 @@ import (
 	"encoding/json"
 )
 
-// ChainIDPrefix starts the IDs that [ChainIDs] derives; 20 hex digits
-// follow it.
+// ChainIDPrefix starts the IDs that [ChainIDs] derives.
 const ChainIDPrefix = "h-"
 
 // ChainIDs returns deep copies of msgs in a fresh slice, in which every
 // message without an ID has one derived from the ID of the message before
-// it (or "" for the first) and from its own JSON encoding: ChainIDPrefix
-// and 20 hex digits of a SHA-256. Messages that have an ID keep it, and it
+// it (or "" for the first) and from its own JSON encoding: ChainIDPrefix,
+// 12 hex digits of a SHA-256 of both, "." and 8 hex digits of a SHA-256 of
+// the message alone. Messages that have an ID keep it, and it
 // feeds the chain like a derived one. msgs is not modified.
+//
+// System and developer messages are left out of the chain of the others:
+// a user, assistant or tool message chains from the last message before it
+// that is none of these. So the app's prompt can change without changing
+// the chat's IDs, and a payload echoed back with recap's summary message
+// (of the default system role) in place of what it covers gives the
+// messages after it the IDs they have in the full history. (With a user or
+// assistant summary role, they differ: a client that mixes full histories
+// and echoed payloads then makes the summary stale once.) A system message
+// chains from the message right before it.
 //
 // It gives IDs to chats whose format has none, such as OpenAI's, so that
 // [Compressor.Plan] can find a summary's boundary in them. The IDs are
@@ -28,28 +38,51 @@ const ChainIDPrefix = "h-"
 // role and [Message.Text] instead.
 func ChainIDs(msgs []Message) []Message {
 	out := cloneMessages(msgs)
-	prev := ""
+	prev, prevAny := "", "" // the ID of the last message that is not a system message, and of the last one
 	for i := range out {
-		if out[i].ID == "" {
-			out[i].ID = chainID(prev, out[i])
+		from := prev
+		if out[i].Role.pinned() {
+			from = prevAny
 		}
-		prev = out[i].ID
+		if out[i].ID == "" {
+			out[i].ID = chainID(from, out[i])
+		}
+		prevAny = out[i].ID
+		if !out[i].Role.pinned() {
+			prev = out[i].ID
+		}
 	}
 	return out
 }
 
-// chainID returns the ID of m, which has none, after a message of ID prev.
+// chainID returns the ID of m, which has none, after a message of ID prev:
+// ChainIDPrefix, 12 hex digits of the chain's hash, "." and 8 of the
+// message's own (see contentKey).
 func chainID(prev string, m Message) string {
-	h := sha256.New()
-	h.Write([]byte(prev))
-	h.Write([]byte{0, byte(m.Format)})
+	own := sha256.New()
+	own.Write([]byte{byte(m.Format)})
 	if b, err := json.Marshal(m); err == nil {
-		h.Write(b)
+		own.Write(b)
 	} else {
-		h.Write([]byte{0})
-		h.Write([]byte(m.Role))
-		h.Write([]byte{0})
-		h.Write([]byte(m.Text()))
+		own.Write([]byte{0})
+		own.Write([]byte(m.Role))
+		own.Write([]byte{0})
+		own.Write([]byte(m.Text()))
 	}
-	return ChainIDPrefix + hex.EncodeToString(h.Sum(nil))[:20]
+	content := own.Sum(nil)
+	chain := sha256.Sum256(append([]byte(prev+"\x00"), content...))
+	return ChainIDPrefix + hex.EncodeToString(chain[:6]) + "." + hex.EncodeToString(content[:4])
+}
+
+// contentKey returns the part of a ChainIDs ID that depends on the
+// message alone, not on the messages before it, or "" for another ID. A
+// payload echoed back with recap's summary in place of what it covers
+// gives the messages after the summary other chains than the full history
+// gives them, but the same content keys: [Compressor.Plan] matches them by
+// it, in order, to tell an older snapshot.
+func contentKey(id string) string {
+	if len(id) != len(ChainIDPrefix)+12+1+8 || id[:len(ChainIDPrefix)] != ChainIDPrefix || id[len(ChainIDPrefix)+12] != '.' {
+		return ""
+	}
+	return id[len(ChainIDPrefix)+13:]
 }

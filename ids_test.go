@@ -33,11 +33,11 @@ func TestChainIDs(t *testing.T) {
 	if diff := cmp.Diff(before, chat); diff != "" {
 		t.Fatalf("ChainIDs modified its input (-before +after):\n%s", diff)
 	}
-	idFormat := regexp.MustCompile(`^h-[0-9a-f]{20}$`)
+	idFormat := regexp.MustCompile(`^h-[0-9a-f]{12}\.[0-9a-f]{8}$`)
 	seen := map[string]bool{}
 	for i, m := range got {
 		if !idFormat.MatchString(m.ID) {
-			t.Errorf("message %d: ID %q, want h- and 20 hex digits", i, m.ID)
+			t.Errorf("message %d: ID %q, want h-, 12 hex digits, a dot and 8 more", i, m.ID)
 		}
 		if seen[m.ID] {
 			t.Errorf("message %d: ID %q repeats, though a repeated message follows another ID", i, m.ID)
@@ -123,5 +123,26 @@ func TestChainIDsInvalidJSON(t *testing.T) {
 	a, b := ChainIDs(msgs), ChainIDs(msgs)
 	if a[0].ID == "" || a[0].ID != b[0].ID {
 		t.Errorf("a message that does not encode got IDs %q and %q, want one stable ID", a[0].ID, b[0].ID)
+	}
+}
+
+// TestChainIDsAcrossEcho: a payload echoed back with the summary (a system
+// message) in place of what it covers gives the messages after it other
+// chains but the same content keys, and the prompt can change without
+// changing the IDs of the others.
+func TestChainIDsAcrossEcho(t *testing.T) {
+	full := ChainIDs(openAIChat(t, `[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"more"}]`))
+	echo := ChainIDs(openAIChat(t, `[{"role":"system","content":"Be brief."},{"role":"system","content":"The user said hi."},{"role":"user","content":"more"}]`))
+	if full[3].ID == echo[2].ID || contentKey(full[3].ID) == "" || contentKey(full[3].ID) != contentKey(echo[2].ID) {
+		t.Fatalf("after an echo: %q and %q, want other chains with one content key", full[3].ID, echo[2].ID)
+	}
+	other := ChainIDs(openAIChat(t, `[{"role":"system","content":"Be very brief."},{"role":"user","content":"hi"},{"role":"assistant","content":"hello"},{"role":"user","content":"more"}]`))
+	for i := 1; i < 4; i++ {
+		if other[i].ID != full[i].ID {
+			t.Errorf("message %d: a new system prompt changed its ID from %q to %q", i, full[i].ID, other[i].ID)
+		}
+	}
+	if contentKey("u1") != "" || contentKey("h-123") != "" {
+		t.Error("contentKey of an ID ChainIDs did not make")
 	}
 }

@@ -105,7 +105,11 @@ func isPrefix(a, b []string) bool {
 
 // checkSequence replays one random case and fails t on a broken
 // invariant.
-func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode uint8) {
+//
+// flags&3 picks how summaries are made: in the request, or with
+// WithBackground by a scheduler that runs each task at once, or one that
+// queues tasks and runs them after each request.
+func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode, flags uint8) {
 	truth := fuzzChat(spec)
 	if len(truth) == 0 || len(truth) > 400 {
 		return
@@ -134,6 +138,13 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode 
 		WithMaxPayloadTokens(int(budget)), WithMessageOverhead(overhead), WithSummaryRole([]Role{RoleSystem, RoleUser, RoleAssistant}[int(mode>>4&1)*(1+int(mode&1))])}
 	if mode&16 != 0 {
 		opts = append(opts, WithMaxSummarizeInput(int(trigger)+60))
+	}
+	var q queue
+	switch flags % 3 {
+	case 1:
+		opts = append(opts, WithBackground(func(task func(context.Context)) { task(context.Background()) }))
+	case 2:
+		opts = append(opts, WithBackground(q.run))
 	}
 	st := NewMemoryStore()
 	c, err := New(sum, st, opts...)
@@ -243,6 +254,12 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode 
 		if res.Older && (res.Summarized || !res.Summary.IsZero()) {
 			t.Fatalf("step %d: an older snapshot summarized or used the summary: %+v", step, res)
 		}
+		q.drain() // the scheduler runs what was queued before the next request
+		if drained, _ := st.Load(ctx, "c"); savedGen == gen && !isPrefix(after.Covered, drained.Covered) {
+			t.Fatalf("step %d (op %d): a background task made the stored summary cover less:\nbefore %v\nafter  %v", step, op%4, after.Covered, drained.Covered)
+		} else if !drained.Equal(after) {
+			savedGen = gen
+		}
 		history = append(history, sent{msgs: req, res: res, end: end})
 		if op%4 == 2 && len(history) > 1 {
 			history[len(history)-1].end = 0 // a replayed request is not echoed onwards
@@ -253,14 +270,14 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode 
 
 // FuzzCompress checks the invariants above on the fuzzer's cases.
 func FuzzCompress(f *testing.F) {
-	f.Add([]byte{0, 41, 42, 43, 45, 42, 47, 49, 50, 43, 41, 42, 41}, []byte{0, 1, 1, 1, 2, 1, 6, 1, 3, 1, 1, 10}, uint16(0), uint8(20), uint8(16))
-	f.Add([]byte{0, 0, 9, 19, 10, 17, 15, 9, 90, 9}, []byte{0, 4, 8, 2, 1, 1, 1, 3, 0}, uint16(60), uint8(5), uint8(3|16))
-	f.Add([]byte{9, 250, 9, 250, 9, 255, 250, 9}, []byte{0, 0, 1, 1, 2, 6, 1}, uint16(0), uint8(1), uint8(2|32))
-	f.Fuzz(func(t *testing.T, spec, seq []byte, budget uint16, trigger, mode uint8) {
+	f.Add([]byte{0, 41, 42, 43, 45, 42, 47, 49, 50, 43, 41, 42, 41}, []byte{0, 1, 1, 1, 2, 1, 6, 1, 3, 1, 1, 10}, uint16(0), uint8(20), uint8(16), uint8(0))
+	f.Add([]byte{0, 0, 9, 19, 10, 17, 15, 9, 90, 9}, []byte{0, 4, 8, 2, 1, 1, 1, 3, 0}, uint16(60), uint8(5), uint8(3|16), uint8(1))
+	f.Add([]byte{9, 250, 9, 250, 9, 255, 250, 9}, []byte{0, 0, 1, 1, 2, 6, 1}, uint16(0), uint8(1), uint8(2|32), uint8(2))
+	f.Fuzz(func(t *testing.T, spec, seq []byte, budget uint16, trigger, mode, flags uint8) {
 		if len(spec) > 120 || len(seq) > 40 {
 			return
 		}
-		checkSequence(t, spec, seq, budget, trigger, mode)
+		checkSequence(t, spec, seq, budget, trigger, mode, flags)
 	})
 }
 
@@ -289,10 +306,10 @@ func TestCompressInvariants(t *testing.T) {
 		if r.Intn(3) == 0 {
 			budget = uint16(20 + r.Intn(200))
 		}
-		trigger, mode := uint8(r.Intn(80)), uint8(r.Intn(256))
-		ok := t.Run(fmt.Sprint(i), func(t *testing.T) { checkSequence(t, spec, seq, budget, trigger, mode) })
+		trigger, mode, flags := uint8(r.Intn(80)), uint8(r.Intn(256)), uint8(r.Intn(3))
+		ok := t.Run(fmt.Sprint(i), func(t *testing.T) { checkSequence(t, spec, seq, budget, trigger, mode, flags) })
 		if !ok {
-			t.Fatalf("case: spec=%v seq=%v budget=%d trigger=%d mode=%d", spec, seq, budget, trigger, mode)
+			t.Fatalf("case: spec=%v seq=%v budget=%d trigger=%d mode=%d flags=%d", spec, seq, budget, trigger, mode, flags)
 		}
 	}
 }

@@ -291,7 +291,9 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 // the messages covered: whether msgs appear, in order, among covered (a
 // message deleted since may be missing). A message whose ID is
 // SummaryIDPrefix followed by a covered ID, an echo of an earlier summary,
-// stands for every message up to that one.
+// stands for every message up to that one; a message with an ID of
+// ChainIDs matches a covered one with the same content key (see
+// contentKey).
 func older(msgs []Message, covered []string) bool {
 	if len(covered) == 0 {
 		return false
@@ -300,15 +302,32 @@ func older(msgs []Message, covered []string) bool {
 	for i, id := range covered {
 		pos[id] = i
 	}
-	next := 0 // msgs so far are among covered[:next]
+	var byContent map[string][]int // content keys of covered IDs to positions, made on first need
+	next := 0                       // msgs so far are among covered[:next]
 	for _, m := range msgs {
-		i, ok := pos[m.ID]
+		i, ok := pos[strings.TrimPrefix(m.ID, SummaryIDPrefix)]
 		if !ok {
-			if i, ok = pos[strings.TrimPrefix(m.ID, SummaryIDPrefix)]; !ok {
-				return false
+			i, ok = pos[m.ID]
+		}
+		if !ok && contentKey(m.ID) != "" {
+			// A ChainIDs ID whose chain differs, as after an echoed
+			// summary: the first covered message with its content.
+			if byContent == nil {
+				byContent = make(map[string][]int)
+				for j, id := range covered {
+					if k := contentKey(id); k != "" {
+						byContent[k] = append(byContent[k], j)
+					}
+				}
+			}
+			for _, j := range byContent[contentKey(m.ID)] {
+				if j >= next {
+					i, ok = j, true
+					break
+				}
 			}
 		}
-		if i < next {
+		if !ok || i < next {
 			return false
 		}
 		next = i + 1
