@@ -303,7 +303,7 @@ func older(msgs []Message, covered []string) bool {
 		pos[id] = i
 	}
 	var byContent map[string][]int // content keys of covered IDs to positions, made on first need
-	next := 0                       // msgs so far are among covered[:next]
+	next := 0                      // msgs so far are among covered[:next]
 	for _, m := range msgs {
 		i, ok := pos[strings.TrimPrefix(m.ID, SummaryIDPrefix)]
 		if !ok {
