@@ -3,7 +3,6 @@ package recap
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // A backlog larger than WithMaxSummarizeInput is cut into chunks, one
@@ -182,42 +181,23 @@ type coverage struct {
 	seen map[string]bool
 }
 
-// newCoverage starts from what p's summary covers: its Covered list, and
-// the IDs of the messages the history sent for it that the list lacks
-// (echoes of summaries where the format has no IDs, or all of them for a
-// summary saved without Covered), each placed after the covered message
-// it follows in the history, so that the list keeps the history's order.
-// An echo "recap-summary:<id>" of a covered id needs no place: it stands
-// for the messages up to id (see older).
+// newCoverage starts from what p's summary covers: its Covered list or,
+// for a summary saved without one, the IDs of the messages the history
+// sent for it (echoes of it aside). Messages of the history that the list
+// does not name (echoes of earlier summaries, messages whose IDs changed
+// with an echo) are not added: the list only grows at its end, and
+// coveredRun finds them by other means.
 func newCoverage(p Plan) *coverage {
-	base := p.Summary.Covered
-	cv := &coverage{seen: make(map[string]bool, len(base)+len(p.Covered))}
-	at := make(map[string]int, len(base))
-	for i, id := range base {
-		at[id] = i
+	cv := &coverage{ids: slices.Clone(p.Summary.Covered), seen: make(map[string]bool, len(p.Summary.Covered))}
+	for _, id := range cv.ids {
 		cv.seen[id] = true
 	}
-	after := map[int][]string{} // index in base (-1: the start) to the IDs that follow it
-	last := -1
-	for _, m := range p.Covered {
-		if i, ok := at[m.ID]; ok {
-			last = i
-			continue
+	if len(cv.ids) == 0 {
+		for _, m := range p.Covered {
+			if !p.echo(m) {
+				cv.add([]Message{m})
+			}
 		}
-		if p.echo(m) {
-			last = len(base) - 1 // it stands for all of base
-		}
-		if cv.seen[m.ID] || cv.seen[strings.TrimPrefix(m.ID, SummaryIDPrefix)] {
-			continue
-		}
-		cv.seen[m.ID] = true
-		after[last] = append(after[last], m.ID)
-	}
-	cv.ids = make([]string, 0, len(base)+len(p.Covered))
-	cv.ids = append(cv.ids, after[-1]...)
-	for i, id := range base {
-		cv.ids = append(cv.ids, id)
-		cv.ids = append(cv.ids, after[i]...)
 	}
 	return cv
 }

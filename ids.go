@@ -16,15 +16,11 @@ const ChainIDPrefix = "h-"
 // the message alone. Messages that have an ID keep it, and it
 // feeds the chain like a derived one. msgs is not modified.
 //
-// System and developer messages are left out of the chain of the others:
-// a user, assistant or tool message chains from the last message before it
-// that is none of these. So the app's prompt can change without changing
-// the chat's IDs, and a payload echoed back with recap's summary message
-// (of the default system role) in place of what it covers gives the
-// messages after it the IDs they have in the full history. (With a user or
-// assistant summary role, they differ: a client that mixes full histories
-// and echoed payloads then makes the summary stale once.) A system message
-// chains from the message right before it.
+// A payload echoed back with recap's summary in place of what it covers,
+// or a chat whose system prompt changed, gives the messages after it other
+// chains than before, but the same content keys (the part after the dot):
+// [Compressor.Plan] then finds the summary's boundary by content, in
+// order, when it cannot by ID.
 //
 // It gives IDs to chats whose format has none, such as OpenAI's, so that
 // [Compressor.Plan] can find a summary's boundary in them. The IDs are
@@ -38,19 +34,12 @@ const ChainIDPrefix = "h-"
 // role and [Message.Text] instead.
 func ChainIDs(msgs []Message) []Message {
 	out := cloneMessages(msgs)
-	prev, prevAny := "", "" // the ID of the last message that is not a system message, and of the last one
+	prev := ""
 	for i := range out {
-		from := prev
-		if out[i].Role.pinned() {
-			from = prevAny
-		}
 		if out[i].ID == "" {
-			out[i].ID = chainID(from, out[i])
+			out[i].ID = chainID(prev, out[i])
 		}
-		prevAny = out[i].ID
-		if !out[i].Role.pinned() {
-			prev = out[i].ID
-		}
+		prev = out[i].ID
 	}
 	return out
 }

@@ -25,7 +25,10 @@ import (
 // fuzzChat builds a chat from spec, one step per byte: its low two bits
 // pick a system, user or assistant message, or an assistant message with
 // one or two parallel tool calls followed by their results; the rest of
-// the byte is its length in words.
+// the byte is its length in words. Each message's text is its own, as in
+// a real chat: without IDs, recap recognizes covered messages by content
+// after an echo (see ChainIDs), which a text repeated right there makes
+// ambiguous.
 func fuzzChat(spec []byte) []Message {
 	var msgs []Message
 	for i, b := range spec {
@@ -33,20 +36,20 @@ func fuzzChat(spec []byte) []Message {
 		id := fmt.Sprint("m", i)
 		switch b & 3 {
 		case 0:
-			msgs = append(msgs, Message{ID: id, Role: RoleSystem, Content: "rules " + words})
+			msgs = append(msgs, Message{ID: id, Role: RoleSystem, Content: fmt.Sprintf("rules%d %s", i, words)})
 		case 1:
-			msgs = append(msgs, Message{ID: id, Role: RoleUser, Content: "ask " + words})
+			msgs = append(msgs, Message{ID: id, Role: RoleUser, Content: fmt.Sprintf("ask%d %s", i, words)})
 		case 2:
-			msgs = append(msgs, Message{ID: id, Role: RoleAssistant, Content: "say " + words})
+			msgs = append(msgs, Message{ID: id, Role: RoleAssistant, Content: fmt.Sprintf("say%d %s", i, words)})
 		case 3:
 			calls := 1 + int(b>>2&1)
 			call := Message{ID: id, Role: RoleAssistant}
 			var results []Message
 			for j := 0; j < calls; j++ {
 				cid := fmt.Sprintf("call_%d_%d", i, j)
-				call.Parts = append(call.Parts, Part{Type: PartToolCall, ToolCallID: cid, ToolName: "look", Input: []byte(`{"q":"x"}`)})
+				call.Parts = append(call.Parts, Part{Type: PartToolCall, ToolCallID: cid, ToolName: "look", Input: []byte(fmt.Sprintf(`{"q":"x%d"}`, i))})
 				results = append(results, Message{ID: fmt.Sprintf("%s.r%d", id, j), Role: RoleTool,
-					Parts: []Part{{Type: PartToolResult, ToolCallID: cid, ToolName: "look", Output: []byte(fmt.Sprintf("%q", "out "+words))}}})
+					Parts: []Part{{Type: PartToolResult, ToolCallID: cid, ToolName: "look", Output: []byte(fmt.Sprintf("%q", fmt.Sprintf("out%d.%d %s", i, j, words)))}}})
 			}
 			msgs = append(append(msgs, call), results...)
 		}
@@ -91,6 +94,16 @@ func orphanResult(payload []Message) string {
 	return ""
 }
 
+// withoutIDs returns msgs as an OpenAI client would send them: without
+// IDs, which ChainIDs then makes.
+func withoutIDs(msgs []Message) []Message {
+	out := cloneMessages(msgs)
+	for i := range out {
+		out[i].ID, out[i].Format = "", FormatOpenAI
+	}
+	return ChainIDs(out)
+}
+
 func isPrefix(a, b []string) bool {
 	if len(a) > len(b) {
 		return false
@@ -106,9 +119,11 @@ func isPrefix(a, b []string) bool {
 // checkSequence replays one random case and fails t on a broken
 // invariant.
 //
-// flags&3 picks how summaries are made: in the request, or with
+// flags%3 picks how summaries are made: in the request, or with
 // WithBackground by a scheduler that runs each task at once, or one that
-// queues tasks and runs them after each request.
+// queues tasks and runs them after each request. flags&4 sends every
+// request as a format without message IDs would: OpenAI messages whose IDs
+// ChainIDs makes, so that an echoed summary is known by its text alone.
 func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode, flags uint8) {
 	truth := fuzzChat(spec)
 	if len(truth) == 0 || len(truth) > 400 {
@@ -134,8 +149,12 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		}
 		return fmt.Sprintf("s%d through %s", calls, req.Messages[len(req.Messages)-1].ID), nil
 	})
+	role := []Role{RoleSystem, RoleUser, RoleAssistant}[int(mode>>4&1)*(1+int(mode&1))]
+	if flags&4 != 0 {
+		role = RoleSystem // without IDs, an echo of an older user or assistant summary looks like an edit
+	}
 	opts := []Option{WithTokenCounter(words), WithTriggerTokens(int(trigger) + 1), WithWindowConversations(int(mode>>2&3) + 1),
-		WithMaxPayloadTokens(int(budget)), WithMessageOverhead(overhead), WithSummaryRole([]Role{RoleSystem, RoleUser, RoleAssistant}[int(mode>>4&1)*(1+int(mode&1))])}
+		WithMaxPayloadTokens(int(budget)), WithMessageOverhead(overhead), WithSummaryRole(role)}
 	if mode&16 != 0 {
 		opts = append(opts, WithMaxSummarizeInput(int(trigger)+60))
 	}
@@ -159,7 +178,8 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 	}
 	var history []sent // since the last edit
 	end, gen := 0, 0
-	savedGen := 0 // the edit generation of the chat when the stored summary was saved
+	savedGen := 0                           // the edit generation of the chat when the stored summary was saved
+	summaries := map[string]bool{"": false} // every summary text stored so far
 	for step, op := range seq {
 		if step > 24 {
 			break
@@ -182,6 +202,9 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 				req = append(append([]Message(nil), history[last].res.Payload...), truth[history[last].end:end]...)
 			}
 		}
+		if flags&4 != 0 && !(op%4 == 2 && len(history) > 0) {
+			req = withoutIDs(req)
+		}
 		before, _ := st.Load(ctx, "c")
 		res, err := c.Compress(ctx, "c", req)
 		if errors.Is(err, ErrNoUserMessage) {
@@ -197,6 +220,7 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		if !after.Equal(before) {
 			savedGen = gen
 		}
+		summaries[after.Text] = true
 		if !after.IsZero() && after.Covered[len(after.Covered)-1] != after.LastMessageID {
 			t.Fatalf("step %d: Covered %v does not end with the boundary %q", step, after.Covered, after.LastMessageID)
 		}
@@ -206,7 +230,7 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		if id := orphanResult(res.Payload); id != "" {
 			t.Fatalf("step %d: payload %v: tool result %s without its call before it", step, ids(res.Payload), id)
 		}
-		p, perr := c.Plan(req, Summary{})
+		p, perr := c.Plan(req, before) // what the request was planned against
 		if perr != nil {
 			t.Fatalf("Plan: %v", perr)
 		}
@@ -239,12 +263,15 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		covered := map[string]bool{}
 		for _, id := range res.Summary.Covered {
 			covered[id] = true
+			if k := contentKey(id); k != "" {
+				covered[k] = true // IDs of ChainIDs change after an echo; their content keys do not
+			}
 		}
 		for _, m := range req {
 			switch n := count[m.ID]; {
 			case n > 1:
 				t.Fatalf("step %d: message %s is %d times in payload and dropped", step, m.ID, n)
-			case n == 0 && !covered[m.ID] && !strings.HasPrefix(m.ID, SummaryIDPrefix):
+			case n == 0 && !covered[m.ID] && !covered[contentKey(m.ID)] && !strings.HasPrefix(m.ID, SummaryIDPrefix) && !summaries[m.Text()]:
 				t.Fatalf("step %d (op %d): message %s of %v is lost: not in the payload %v, not dropped, not covered by %v", step, op%4, m.ID, ids(req), ids(res.Payload), res.Summary.Covered)
 			}
 		}
@@ -306,7 +333,10 @@ func TestCompressInvariants(t *testing.T) {
 		if r.Intn(3) == 0 {
 			budget = uint16(20 + r.Intn(200))
 		}
-		trigger, mode, flags := uint8(r.Intn(80)), uint8(r.Intn(256)), uint8(r.Intn(3))
+		trigger, mode, flags := uint8(r.Intn(80)), uint8(r.Intn(256)), uint8(r.Intn(6))
+		if flags >= 3 {
+			flags = flags - 3 + 4
+		}
 		ok := t.Run(fmt.Sprint(i), func(t *testing.T) { checkSequence(t, spec, seq, budget, trigger, mode, flags) })
 		if !ok {
 			t.Fatalf("case: spec=%v seq=%v budget=%d trigger=%d mode=%d flags=%d", spec, seq, budget, trigger, mode, flags)

@@ -251,14 +251,26 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 		if echoEnd < turn {
 			b = max(b, echoEnd)
 		}
+		if b < 0 && existing.Text != "" {
+			// Not by ID: walk the history against what the summary
+			// covers (IDs made by ChainIDs change after an echo), from
+			// the start, since in a format without IDs an echo of an
+			// earlier summary looks like part of the pinned prompt.
+			n, atBoundary := coveredRun(msgs[:turn+1], existing.Covered)
+			switch {
+			case n == turn+1:
+				p.Older = true
+			case atBoundary:
+				b = n - 1
+			}
+		}
 		switch {
+		case p.Older:
 		case b >= 0 && existing.Text != "":
 			p.Summary = existing
 			sm := summaryMessage(existing, c.cfg.role, msgs[turn].Format)
 			p.SummaryMessage = &sm
 			start = max(start, b+1)
-		case older(msgs[pinned:turn+1], existing.Covered):
-			p.Older = true
 		default:
 			p.Stale = true
 		}
@@ -286,53 +298,143 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 	return p, nil
 }
 
-// older reports whether msgs, a history up to and including its current
-// turn's user message, is an older snapshot of a chat whose summary covers
-// the messages covered: whether msgs appear, in order, among covered (a
-// message deleted since may be missing). A message whose ID is
-// SummaryIDPrefix followed by a covered ID, an echo of an earlier summary,
-// stands for every message up to that one; a message with an ID of
-// ChainIDs matches a covered one with the same content key (see
-// contentKey).
-func older(msgs []Message, covered []string) bool {
+// coveredRun walks msgs, a history up to and including its current
+// turn's user message, against the IDs covered by a summary: it returns
+// how many leading messages of msgs appear, in order, among covered (a
+// message deleted since may be missing), and whether the last of them is
+// the boundary, covered's last. When all of msgs appear, the history is
+// an older snapshot of the chat than the summary.
+//
+// Leading system messages of msgs that the summary does not know are
+// passed over: the app's prompt (pinned, never covered), and in a format
+// without IDs an echo of an earlier summary of the default system role,
+// which stands for the covered messages before the first one found after
+// it. (An echo of a user or assistant summary cannot be told from an
+// edited message there.)
+func coveredRun(msgs []Message, covered []string) (n int, atBoundary bool) {
 	if len(covered) == 0 {
-		return false
+		return 0, false
 	}
-	pos := make(map[string]int, len(covered))
+	mt := newMatcher(covered)
+	next := 0     // msgs[:n] are among covered[:next]
+	echo := false // the message before was passed over
+	for k, m := range msgs {
+		var i int
+		var ok bool
+		switch {
+		case echo:
+			i, ok = mt.resume(msgs[k:], next)
+		case next == 0:
+			i, ok = mt.findID(m.ID, next) // the first is never matched by content alone
+		default:
+			i, ok = mt.find(m.ID, next)
+		}
+		echo = false
+		switch {
+		case ok:
+			next = i + 1
+		case next == 0 && m.Role.pinned():
+			echo = true
+		default:
+			return n, false
+		}
+		n++
+		if next == len(covered) {
+			return n, true
+		}
+	}
+	return n, false
+}
+
+// matcher finds messages among the IDs a summary covers.
+type matcher struct {
+	covered   []string
+	pos       map[string]int   // ID to its position
+	byContent map[string][]int // content key to positions, made on first need
+}
+
+func newMatcher(covered []string) *matcher {
+	mt := &matcher{covered: covered, pos: make(map[string]int, len(covered))}
 	for i, id := range covered {
-		pos[id] = i
+		mt.pos[id] = i
 	}
-	var byContent map[string][]int // content keys of covered IDs to positions, made on first need
-	next := 0                      // msgs so far are among covered[:next]
-	for _, m := range msgs {
-		i, ok := pos[strings.TrimPrefix(m.ID, SummaryIDPrefix)]
-		if !ok {
-			i, ok = pos[m.ID]
-		}
-		if !ok && contentKey(m.ID) != "" {
-			// A ChainIDs ID whose chain differs, as after an echoed
-			// summary: the first covered message with its content.
-			if byContent == nil {
-				byContent = make(map[string][]int)
-				for j, id := range covered {
-					if k := contentKey(id); k != "" {
-						byContent[k] = append(byContent[k], j)
-					}
-				}
-			}
-			for _, j := range byContent[contentKey(m.ID)] {
-				if j >= next {
-					i, ok = j, true
-					break
-				}
-			}
-		}
-		if !ok || i < next {
-			return false
-		}
-		next = i + 1
+	return mt
+}
+
+// resume returns where, at or after next, the covered list resumes with
+// msgs after an echo of an earlier summary passed over: the position of
+// msgs[0] (found by ID or by its content key) from which most of msgs
+// follow one another, and of two such runs the one that does not end on a
+// message that differs.
+func (mt *matcher) resume(msgs []Message, next int) (int, bool) {
+	best, bestRun, bestEnds := 0, 0, false
+	candidates := mt.keyPositions(contentKey(msgs[0].ID))
+	if i, ok := mt.find(msgs[0].ID, next); ok {
+		candidates = append([]int{i}, candidates...)
 	}
-	return true
+	for _, j := range candidates {
+		if j < next {
+			continue
+		}
+		run := 1
+		for run < len(msgs) && j+run < len(mt.covered) {
+			if _, ok := mt.find(msgs[run].ID, j+run); !ok {
+				break
+			}
+			run++
+		}
+		// A run that ends with msgs or with covered (at the boundary)
+		// wins over one as long that ends on a message that differs.
+		ends := run == len(msgs) || j+run == len(mt.covered)
+		if run > bestRun || (run == bestRun && ends && !bestEnds) {
+			best, bestRun, bestEnds = j, run, ends
+		}
+	}
+	return best, bestRun > 0
+}
+
+// keyPositions returns the positions of the covered IDs with content key
+// key, in order.
+func (mt *matcher) keyPositions(key string) []int {
+	if key == "" {
+		return nil
+	}
+	if mt.byContent == nil {
+		mt.byContent = make(map[string][]int)
+		for j, c := range mt.covered {
+			if k := contentKey(c); k != "" {
+				mt.byContent[k] = append(mt.byContent[k], j)
+			}
+		}
+	}
+	return mt.byContent[key]
+}
+
+// find returns the position at or after next of the covered message that
+// id stands for: id itself (after a gap: messages deleted since); for an
+// echo "recap-summary:<x>" of an earlier summary, x, which it stands for
+// with all before it; for an ID of ChainIDs whose chain differs (as after
+// an echoed summary), the covered message at next if it has the same
+// content key.
+func (mt *matcher) find(id string, next int) (int, bool) {
+	if i, ok := mt.findID(id, next); ok {
+		return i, true
+	}
+	for _, j := range mt.keyPositions(contentKey(id)) {
+		if j == next {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// findID is find by ID alone, not by content.
+func (mt *matcher) findID(id string, next int) (int, bool) {
+	if i, ok := mt.pos[strings.TrimPrefix(id, SummaryIDPrefix)]; ok && strings.HasPrefix(id, SummaryIDPrefix) && i+1 >= next {
+		return i, true
+	}
+	i, ok := mt.pos[id]
+	return i, ok && i >= next
 }
 
 // fresh returns a copy of msgs in a new slice, or nil if it is empty.
