@@ -62,5 +62,5 @@ func (c *Compressor) fit(res Result, p Plan) (Result, error) {
 // planTokens returns the size of p's payload, reusing its count of the
 // largest part.
 func (c *Compressor) planTokens(p Plan) int {
-	return c.tokens(nil, p.Pinned) + p.Tokens + c.tokens(nil, p.Window) + c.tokens(nil, p.Turn)
+	return c.tokens(nil, p.Pinned) + p.Tokens + c.tokens(nil, applyClearing(p.Window, p.Cleared)) + c.tokens(nil, applyClearing(p.Turn, p.Cleared))
 }

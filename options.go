@@ -49,6 +49,7 @@ type config struct {
 	now        func() time.Time
 	media      map[string]int                       // media type pattern to tokens; nil: DefaultMediaTokens for all
 	background func(task func(ctx context.Context)) // nil: summarize in the request
+	clear      *clearing                            // nil: no tool-result clearing
 }
 
 // mediaCost returns the tokens of an attachment of mediaType: the rule of
@@ -233,6 +234,39 @@ func WithBackground(run func(task func(ctx context.Context))) Option {
 			return invalid("WithBackground", "nil scheduler")
 		}
 		c.background = run
+		return nil
+	})
+}
+
+// WithToolResultClearing replaces old tool outputs in the payload by a
+// short placeholder (the tool's name, the call's ID, the original size and
+// that it was cleared), in the same part and in the chat's own format, so
+// that each call and its result stay a valid pair for every provider: a
+// JSON string output in a UIMessage part, a content string in an OpenAI
+// tool message. Results older than the keep most recent ones in the
+// payload and larger than minTokens are cleared, except those of the tools
+// named in exempt.
+//
+// Clearing is deterministic and happens before the trigger is checked, so
+// it often makes summarizing unnecessary: the trigger and the ceiling count
+// cleared sizes. It works in batches, so that the payload's prefix changes
+// rarely and prompt caches keep hitting: results are cleared only in whole
+// batches of [DefaultClearBatch], oldest first, not one more per turn.
+// The Summarizer still gets the full outputs of what it folds (truncated
+// as WithMaxSummarizeInput says); [Result.Cleared] and [Plan.Cleared] say
+// what was cleared and the tokens saved. A client that keeps the payload
+// as its history keeps the placeholders, not the outputs.
+//
+// keep and minTokens must not be negative. The default is no clearing.
+func WithToolResultClearing(keep, minTokens int, exempt ...string) Option {
+	return optionFunc(func(c *config) error {
+		switch {
+		case keep < 0:
+			return invalid("WithToolResultClearing", "keep %d is negative", keep)
+		case minTokens < 0:
+			return invalid("WithToolResultClearing", "minTokens %d is negative", minTokens)
+		}
+		c.clear = &clearing{keep: keep, minTokens: minTokens, exempt: exemptSet(exempt)}
 		return nil
 	})
 }

@@ -138,6 +138,10 @@ type Result struct {
 	// alone, nothing was summarized, the stored summary is unchanged and
 	// Summary is zero.
 	Older bool
+	// Cleared are the tool results that WithToolResultClearing replaced by
+	// placeholders in Payload, with the tokens each saves (see
+	// [Plan.Cleared]).
+	Cleared []ClearedResult
 	// Dropped are the messages left out of Payload to keep it within
 	// WithMaxPayloadTokens, oldest first. They are still in the chat's
 	// history: the Store is not changed by dropping.
@@ -215,7 +219,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 		if p, err = c.plan(msgs, ix, prev); err != nil {
 			return Result{}, Plan{}, err
 		}
-		res = Result{Payload: p.Payload(), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older}
+		res = Result{Payload: p.Payload(), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older, Cleared: p.Cleared}
 		if !p.Trigger {
 			break
 		}

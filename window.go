@@ -54,6 +54,10 @@ type Plan struct {
 	// not empty, so that Compress would summarize. It is false for an
 	// Older chat.
 	Trigger bool
+	// Cleared are the tool results that WithToolResultClearing replaces by
+	// placeholders in the payload, oldest first. Summarize, Window and Turn
+	// hold the messages whole; Payload and Tokens have them cleared.
+	Cleared []ClearedResult
 	// Stale reports that the existing summary was dropped because its
 	// boundary is not in the history before the current turn and the chat
 	// is not Older: messages were edited (new IDs from the edited message
@@ -77,9 +81,9 @@ func (p Plan) Payload() []Message {
 	if p.SummaryMessage != nil {
 		out = append(out, *p.SummaryMessage)
 	}
-	out = append(out, p.Summarize...)
-	out = append(out, p.Window...)
-	return append(out, p.Turn...)
+	out = append(out, applyClearing(p.Summarize, p.Cleared)...)
+	out = append(out, applyClearing(p.Window, p.Cleared)...)
+	return append(out, applyClearing(p.Turn, p.Cleared)...)
 }
 
 // Boundary returns the ID of the last message of Summarize, which becomes
@@ -105,9 +109,9 @@ func (p Plan) after(s Summary, role Role) []Message {
 	out := make([]Message, 0, len(p.Pinned)+1+len(rest)+len(p.Window)+len(p.Turn))
 	out = append(out, p.Pinned...)
 	out = append(out, summaryMessage(s, role, p.Turn[0].Format))
-	out = append(out, rest...)
-	out = append(out, p.Window...)
-	return append(out, p.Turn...)
+	out = append(out, applyClearing(rest, p.Cleared)...)
+	out = append(out, applyClearing(p.Window, p.Cleared)...)
+	return append(out, applyClearing(p.Turn, p.Cleared)...)
 }
 
 // summaryMessage returns s as a message of role in the chat's format (that
@@ -293,7 +297,8 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 	p.Summarize = history[:w:w]
 	p.Window = history[w:]
 	p.Turn = msgs[turn:]
-	p.Tokens = c.tokens(p.SummaryMessage, p.Summarize)
+	c.clearPlan(&p)
+	p.Tokens = c.tokens(p.SummaryMessage, applyClearing(p.Summarize, p.Cleared))
 	p.Trigger = p.Tokens > c.cfg.trigger && len(p.Summarize) > 0 && !p.Older
 	return p, nil
 }

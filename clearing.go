@@ -1,0 +1,151 @@
+package recap
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Tool-result clearing (WithToolResultClearing): old tool outputs in a
+// payload are replaced by a short placeholder, in batches, before the
+// trigger is checked.
+
+// DefaultClearBatch is how many eligible tool results WithToolResultClearing
+// clears at once: results are cleared only in whole batches, oldest first,
+// so the payload's prefix changes once every DefaultClearBatch results and
+// prompt caches keep hitting in between.
+const DefaultClearBatch = 4
+
+// ClearedResult is a tool result that WithToolResultClearing replaced by a
+// placeholder in a payload.
+type ClearedResult struct {
+	MessageID string // the message that holds the result
+	Part      int    // the index of the result's part in the message
+	CallID    string // the tool call's ID
+	ToolName  string // the tool's name, if known
+	Tokens    int    // the result's size, in tokens of the counter
+	Saved     int    // the tokens the placeholder saves
+}
+
+// clearing is the configuration of WithToolResultClearing.
+type clearing struct {
+	keep      int             // the most recent results kept whole
+	minTokens int             // results this small are kept whole
+	exempt    map[string]bool // tools whose results are kept whole
+}
+
+// isResult reports whether p holds a tool's result that clearing can
+// replace: a "tool-result" part, or an AI SDK tool part with its output.
+func (p Part) isResult() bool {
+	switch {
+	case p.Type == PartToolResult:
+		return true
+	case p.IsTool() && p.Type != PartToolCall:
+		return jsonText(p.Output, p.Wire) != ""
+	}
+	return false
+}
+
+// placeholder is the text that stands for a cleared result.
+func (r ClearedResult) placeholder() string {
+	name := r.ToolName
+	if name == "" {
+		name = "a tool"
+	}
+	return fmt.Sprintf("[recap: the output of %s (call %s, %d tokens) was cleared to save context]", name, r.CallID, r.Tokens)
+}
+
+// clearedCopy returns m with the results of cleared (all for m) replaced
+// by their placeholders, in the same part, so that the call and its result
+// stay a valid pair in the chat's own format: a JSON string output in a
+// UIMessage part, a content string in an OpenAI tool message.
+func clearedCopy(m Message, cleared []ClearedResult) Message {
+	m = m.clone()
+	for _, r := range cleared {
+		p := &m.Parts[r.Part]
+		text, _ := json.Marshal(r.placeholder()) // a string always marshals
+		p.Output, p.Wire = text, WireString
+	}
+	return m
+}
+
+// clearResults decides which tool results of msgs (a payload's messages
+// after the pinned prompt, oldest first) to clear, given size, the tokens
+// of a result. It keeps the c.keep most recent results, those of
+// c.minTokens tokens or fewer and those of exempt tools, and clears the
+// oldest of the others in whole batches of DefaultClearBatch. placeholder
+// counts a placeholder's tokens.
+func (c *clearing) clearResults(msgs []Message, size func(Message, Part) int, placeholder func(string) int) []ClearedResult {
+	type at struct{ msg, part int }
+	var all []at
+	for i, m := range msgs {
+		for j, p := range m.Parts {
+			if p.isResult() {
+				all = append(all, at{i, j})
+			}
+		}
+	}
+	if len(all) <= c.keep {
+		return nil
+	}
+	var eligible []ClearedResult
+	for _, a := range all[:len(all)-c.keep] {
+		m := msgs[a.msg]
+		p := m.Parts[a.part]
+		name := p.toolName()
+		if c.exempt[name] {
+			continue
+		}
+		r := ClearedResult{MessageID: m.ID, Part: a.part, CallID: p.ToolCallID, ToolName: name, Tokens: size(m, p)}
+		if r.Tokens > c.minTokens {
+			r.Saved = r.Tokens - placeholder(r.placeholder())
+			eligible = append(eligible, r)
+		}
+	}
+	return eligible[:len(eligible)/DefaultClearBatch*DefaultClearBatch]
+}
+
+// applyClearing returns msgs with the messages that hold cleared results
+// replaced by cleared copies, in a fresh slice; msgs itself when nothing
+// is cleared.
+func applyClearing(msgs []Message, cleared []ClearedResult) []Message {
+	if len(cleared) == 0 {
+		return msgs
+	}
+	by := make(map[string][]ClearedResult, len(cleared))
+	for _, r := range cleared {
+		by[r.MessageID] = append(by[r.MessageID], r)
+	}
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		if rs, ok := by[m.ID]; ok {
+			m = clearedCopy(m, rs)
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// exemptSet returns the tool names as a set.
+func exemptSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[strings.TrimSpace(n)] = true
+	}
+	return set
+}
+
+// clearPlan sets p.Cleared: the tool results of p's payload after the
+// summary that WithToolResultClearing clears.
+func (c *Compressor) clearPlan(p *Plan) {
+	if c.cfg.clear == nil {
+		return
+	}
+	msgs := make([]Message, 0, len(p.Summarize)+len(p.Window)+len(p.Turn))
+	msgs = append(append(append(msgs, p.Summarize...), p.Window...), p.Turn...)
+	size := func(m Message, part Part) int {
+		out := Message{ID: m.ID + "\x00result:" + part.ToolCallID, Content: jsonText(part.Output, part.Wire)}
+		return c.counts.countAll(c.cfg.counter, []Message{out})[0]
+	}
+	p.Cleared = c.cfg.clear.clearResults(msgs, size, c.cfg.counter.CountTokens)
+}
