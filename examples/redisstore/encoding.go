@@ -1,0 +1,94 @@
+package redisstore
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/recapgo/recap"
+)
+
+// value is a Summary as the summary field holds it. It has tags of its own
+// so that the stored format does not follow changes to recap.Summary's.
+type value struct {
+	Text          string   `json:"text"`
+	LastMessageID string   `json:"lastMessageId"`
+	Covered       []string `json:"covered"` // [] for none, never null
+}
+
+// encode returns sum as the summary field stores it, a JSON object such as
+// {"text":"…","lastMessageId":"m2","covered":["m1","m2"]}. JSON keeps every
+// valid UTF-8 string exactly (NUL and line separators included, escaped),
+// but it cannot carry invalid UTF-8, which encoding/json would silently
+// replace with U+FFFD; so a string that is not valid UTF-8 is an error.
+func encode(sum recap.Summary) (string, error) {
+	if !utf8.ValidString(sum.Text) {
+		return "", fmt.Errorf("the summary text is not valid UTF-8, which JSON cannot hold")
+	}
+	if !utf8.ValidString(sum.LastMessageID) {
+		return "", fmt.Errorf("the boundary ID %q is not valid UTF-8, which JSON cannot hold", sum.LastMessageID)
+	}
+	for i, id := range sum.Covered {
+		if !utf8.ValidString(id) {
+			return "", fmt.Errorf("covered ID %d (%q) is not valid UTF-8, which JSON cannot hold", i, id)
+		}
+	}
+	v := value{Text: sum.Text, LastMessageID: sum.LastMessageID, Covered: sum.Covered}
+	if v.Covered == nil {
+		v.Covered = []string{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep <, > and & readable in redis-cli
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
+
+// decode returns the Summary that the summary field s holds, with a fresh
+// Covered, nil for none.
+func decode(s string) (recap.Summary, error) {
+	var v value
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return recap.Summary{}, fmt.Errorf("summary field: %w", err)
+	}
+	if len(v.Covered) == 0 {
+		v.Covered = nil
+	}
+	return recap.Summary{Text: v.Text, LastMessageID: v.LastMessageID, Covered: v.Covered}, nil
+}
+
+// digest returns the hex SHA-256 of a canonical encoding of sum: Text and
+// LastMessageID, the number of Covered IDs, then each ID, every string
+// preceded by its length in bytes (all lengths as uvarints). The encoding
+// is prefix-free, so two summaries share a digest only if they are
+// [recap.Summary.Equal] (a nil and an empty Covered encode alike) or
+// SHA-256 collides. It is examples/sqlstore's digest, byte for byte.
+//
+// The zero Summary has no key, so the script compares it as "" (see
+// cas.lua); digest is never called for it.
+func digest(sum recap.Summary) string {
+	n := len(sum.Text) + len(sum.LastMessageID) + 3*binary.MaxVarintLen64
+	for _, id := range sum.Covered {
+		n += len(id) + binary.MaxVarintLen64
+	}
+	b := make([]byte, 0, n)
+	b = appendString(b, sum.Text)
+	b = appendString(b, sum.LastMessageID)
+	b = binary.AppendUvarint(b, uint64(len(sum.Covered)))
+	for _, id := range sum.Covered {
+		b = appendString(b, id)
+	}
+	d := sha256.Sum256(b)
+	return hex.EncodeToString(d[:])
+}
+
+// appendString appends s to b, preceded by its length as a uvarint.
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
