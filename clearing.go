@@ -52,7 +52,32 @@ func (r ClearedResult) placeholder() string {
 	if name == "" {
 		name = "a tool"
 	}
-	return fmt.Sprintf("[recap: the output of %s (call %s, %d tokens) was cleared to save context]", name, r.CallID, r.Tokens)
+	ref := ""
+	if k := contentKey(r.MessageID); k != "" {
+		// Where IDs come from ChainIDs, the message's content key before
+		// clearing, so that a payload echoed back is still matched to
+		// the messages a summary covers.
+		ref = "; ref " + k
+	}
+	return fmt.Sprintf("[recap: the output of %s (call %s, %d tokens) was cleared to save context%s]", name, r.CallID, r.Tokens, ref)
+}
+
+// clearedRef returns the content key that a placeholder of m's keeps (see
+// placeholder), or "".
+func clearedRef(m Message) string {
+	for _, p := range m.Parts {
+		if !p.isResult() || p.Wire != WireString {
+			continue
+		}
+		var text string
+		if json.Unmarshal(p.Output, &text) != nil || !strings.HasPrefix(text, "[recap: the output of ") {
+			continue
+		}
+		if i := strings.LastIndex(text, "; ref "); i >= 0 && strings.HasSuffix(text, "]") {
+			return text[i+len("; ref ") : len(text)-1]
+		}
+	}
+	return ""
 }
 
 // clearedCopy returns m with the results of cleared (all for m) replaced
@@ -72,15 +97,20 @@ func clearedCopy(m Message, cleared []ClearedResult) Message {
 // clearResults decides which tool results of msgs (a payload's messages
 // after the pinned prompt, oldest first) to clear, given size, the tokens
 // of a result. It keeps the c.keep most recent results, those of
-// c.minTokens tokens or fewer and those of exempt tools, and clears the
+// c.minTokens tokens or fewer (or no larger than their placeholder) and
+// those of exempt tools, and clears the
 // oldest of the others in whole batches of DefaultClearBatch. placeholder
 // counts a placeholder's tokens.
 func (c *clearing) clearResults(msgs []Message, size func(Message, Part) int, placeholder func(string) int) []ClearedResult {
 	type at struct{ msg, part int }
 	var all []at
+	names := map[string]string{} // call IDs to their tools' names, for results that do not say
 	for i, m := range msgs {
 		for j, p := range m.Parts {
-			if p.isResult() {
+			switch {
+			case p.Type == PartToolCall:
+				names[p.ToolCallID] = p.toolName()
+			case p.isResult():
 				all = append(all, at{i, j})
 			}
 		}
@@ -93,13 +123,17 @@ func (c *clearing) clearResults(msgs []Message, size func(Message, Part) int, pl
 		m := msgs[a.msg]
 		p := m.Parts[a.part]
 		name := p.toolName()
+		if name == "" {
+			name = names[p.ToolCallID]
+		}
 		if c.exempt[name] {
 			continue
 		}
 		r := ClearedResult{MessageID: m.ID, Part: a.part, CallID: p.ToolCallID, ToolName: name, Tokens: size(m, p)}
 		if r.Tokens > c.minTokens {
-			r.Saved = r.Tokens - placeholder(r.placeholder())
-			eligible = append(eligible, r)
+			if r.Saved = r.Tokens - placeholder(r.placeholder()); r.Saved > 0 { // never larger
+				eligible = append(eligible, r)
+			}
 		}
 	}
 	return eligible[:len(eligible)/DefaultClearBatch*DefaultClearBatch]

@@ -244,8 +244,8 @@ func WithBackground(run func(task func(ctx context.Context))) Option {
 // that each call and its result stay a valid pair for every provider: a
 // JSON string output in a UIMessage part, a content string in an OpenAI
 // tool message. Results older than the keep most recent ones in the
-// payload and larger than minTokens are cleared, except those of the tools
-// named in exempt.
+// payload and larger than minTokens (and than their placeholder) are
+// cleared, except those of the tools named in exempt.
 //
 // Clearing is deterministic and happens before the trigger is checked, so
 // it often makes summarizing unnecessary: the trigger and the ceiling count

@@ -332,7 +332,7 @@ func coveredRun(msgs []Message, covered []string) (n int, atBoundary bool) {
 		case next == 0:
 			i, ok = mt.findID(m.ID, next) // the first is never matched by content alone
 		default:
-			i, ok = mt.find(m.ID, next)
+			i, ok = mt.find(m, next)
 		}
 		echo = false
 		switch {
@@ -373,8 +373,8 @@ func newMatcher(covered []string) *matcher {
 // message that differs.
 func (mt *matcher) resume(msgs []Message, next int) (int, bool) {
 	best, bestRun, bestEnds := 0, 0, false
-	candidates := mt.keyPositions(contentKey(msgs[0].ID))
-	if i, ok := mt.find(msgs[0].ID, next); ok {
+	candidates := mt.keyPositions(messageKey(msgs[0]))
+	if i, ok := mt.find(msgs[0], next); ok {
 		candidates = append([]int{i}, candidates...)
 	}
 	for _, j := range candidates {
@@ -383,7 +383,7 @@ func (mt *matcher) resume(msgs []Message, next int) (int, bool) {
 		}
 		run := 1
 		for run < len(msgs) && j+run < len(mt.covered) {
-			if _, ok := mt.find(msgs[run].ID, j+run); !ok {
+			if _, ok := mt.find(msgs[run], j+run); !ok {
 				break
 			}
 			run++
@@ -420,17 +420,27 @@ func (mt *matcher) keyPositions(key string) []int {
 // echo "recap-summary:<x>" of an earlier summary, x, which it stands for
 // with all before it; for an ID of ChainIDs whose chain differs (as after
 // an echoed summary), the covered message at next if it has the same
-// content key.
-func (mt *matcher) find(id string, next int) (int, bool) {
-	if i, ok := mt.findID(id, next); ok {
+// content key (for a message with a cleared tool result, the key of the
+// message before it was cleared; see WithToolResultClearing).
+func (mt *matcher) find(m Message, next int) (int, bool) {
+	if i, ok := mt.findID(m.ID, next); ok {
 		return i, true
 	}
-	for _, j := range mt.keyPositions(contentKey(id)) {
+	for _, j := range mt.keyPositions(messageKey(m)) {
 		if j == next {
 			return j, true
 		}
 	}
 	return 0, false
+}
+
+// messageKey returns the content key of m: that of its ID, or of the
+// message it was before recap cleared its tool results.
+func messageKey(m Message) string {
+	if ref := clearedRef(m); ref != "" {
+		return ref
+	}
+	return contentKey(m.ID)
 }
 
 // findID is find by ID alone, not by content.
