@@ -196,14 +196,14 @@ func index(msgs []Message) (map[string]int, error) {
 // text is s.Text and its ID is the one recap gave it (or m comes from a
 // format without IDs, where the caller had to make one up).
 func isEcho(m Message, s Summary) bool {
-	if s.Text == "" || m.Role == RoleTool {
+	switch {
+	case s.Text == "" || m.Role == RoleTool:
 		return false
-	}
-	if !m.idless() && (len(m.ID) != len(SummaryIDPrefix)+len(s.LastMessageID) ||
-		!strings.HasPrefix(m.ID, SummaryIDPrefix) || m.ID[len(SummaryIDPrefix):] != s.LastMessageID) {
+	case m.idless():
+		return len(m.Parts) == 0 && m.Content == s.Text // recap writes it as {"role","content"}
+	case len(m.ID) != len(SummaryIDPrefix)+len(s.LastMessageID) || !strings.HasPrefix(m.ID, SummaryIDPrefix) || m.ID[len(SummaryIDPrefix):] != s.LastMessageID:
 		return false
-	}
-	if len(m.Parts) == 0 {
+	case len(m.Parts) == 0:
 		return m.Content == s.Text
 	}
 	return m.Text() == s.Text
