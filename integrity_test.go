@@ -242,10 +242,7 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		if perr != nil {
 			t.Fatalf("Plan: %v", perr)
 		}
-		floor := 0
-		for _, m := range append(p.Pinned, p.Turn...) {
-			floor += words(m.Text()) + overhead
-		}
+		floor := c.tokens(nil, p.Pinned) + c.tokens(nil, applyClearing(p.Turn, p.Cleared)) // as sent: cleared
 		switch {
 		case budget > 0 && floor > int(budget):
 			if !errors.Is(err, ErrBudget) {
