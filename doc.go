@@ -48,6 +48,17 @@
 // ceiling on the payload. [RenderPrompt] renders a request for an LLM with
 // the transcript delimited as data.
 //
+// Off the request path, [WithBackground] hands summarizations to the
+// caller's scheduler while the payload still fits the ceiling, and
+// [WithToolResultClearing] replaces old tool outputs by placeholders, in
+// batches, before the trigger is checked.
+//
+// A [Message] decodes from a Vercel AI SDK UIMessage, an OpenAI Chat
+// Completions message or recap's own {id, role, content}, and encodes back
+// in its own format ([Message.Format]); the summary message takes the
+// chat's format. [ChainIDs] gives messages of formats without IDs stable,
+// content-derived IDs.
+//
 // Tokens are counted exactly as OpenAI's tiktoken counts them, with the
 // o200k_base vocabulary of GPT-4o by default (see [NewTiktokenCounter] and
 // [WithTokenCounter]); the vocabularies are embedded in the binary.
