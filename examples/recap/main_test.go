@@ -265,6 +265,14 @@ func TestSpinnerOffWhenNotATerminal(t *testing.T) {
 	if got := withSpinner(sum, f); fmt.Sprintf("%p", got) != fmt.Sprintf("%p", sum) {
 		t.Errorf("withSpinner wrapped a summarizer writing to a regular file")
 	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if got := withSpinner(sum, null); fmt.Sprintf("%p", got) != fmt.Sprintf("%p", sum) {
+		t.Errorf("withSpinner wrapped a summarizer writing to %s, a character device but no terminal", os.DevNull)
+	}
 }
 
 func TestMaxPayload(t *testing.T) {
