@@ -3,6 +3,7 @@
 //
 //	recap compress [flags] CHAT.json   print the compressed payload as JSON
 //	recap plan [flags] CHAT.json       dry run: a table of every message
+//	recap simulate [flags] CHAT.json   replay the chat turn by turn: calls, tokens, cost
 //
 // CHAT.json is a JSON array of Vercel AI SDK UIMessages or OpenAI chat
 // messages (-format picks, default auto). With -store FILE the summary and
@@ -16,6 +17,12 @@
 // fallback; otherwise by the embedded extractive summarizer alone: offline,
 // deterministic, no LLM. It keeps the most informative sentences; it does
 // not paraphrase.
+//
+// simulate replays a chat as a backend would, compressing it at every user
+// message, and prints for each setting (one, or a grid of triggers and
+// windows) the summarizer calls, the largest payload and the tokens sent
+// over all turns beside the uncompressed chat's, with their cost; -plot
+// draws the tokens sent per turn as an SVG chart.
 //
 // The options also come from the environment: RECAP_SUMMARY_TRIGGER_TOKENS
 // and RECAP_SUMMARY_WINDOW_CONVERSATIONS, or the seed client's
@@ -48,14 +55,20 @@ func main() {
 
 const usage = `usage: recap compress [flags] CHAT.json
        recap plan [flags] CHAT.json
+       recap simulate [flags] CHAT.json
 
 compress prints the payload to send to the LLM; plan shows where each
-message goes. Flags (after the command):
+message goes; simulate replays the chat turn by turn and measures what
+each setting sends (recap simulate -h lists its flags). Flags (after the
+command):
 `
 
 // run is the whole program, with its environment passed in for tests. It
 // returns the exit code: 0 on success, 1 on failure, 2 on bad usage.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	if len(args) > 0 && args[0] == "simulate" {
+		return runSimulate(ctx, args[1:], stdout, stderr, lookup)
+	}
 	if len(args) == 0 || (args[0] != "compress" && args[0] != "plan") {
 		fmt.Fprint(stderr, usage)
 		return 2

@@ -34,9 +34,17 @@ func runCLI(t *testing.T, lookup func(string) (string, bool), args ...string) (i
 	return code, stdout.String(), stderr.String()
 }
 
+// golden compares got with the file name in testdata/golden, which
+// -update rewrites.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
+	goldenFile(t, filepath.Join("testdata", "golden", name), got)
+}
+
+// goldenFile compares got with the file at path, which -update rewrites.
+func goldenFile(t *testing.T, path, got string) {
+	t.Helper()
+	name := filepath.Base(path)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -264,6 +272,14 @@ func TestSpinnerOffWhenNotATerminal(t *testing.T) {
 	defer f.Close()
 	if got := withSpinner(sum, f); fmt.Sprintf("%p", got) != fmt.Sprintf("%p", sum) {
 		t.Errorf("withSpinner wrapped a summarizer writing to a regular file")
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if got := withSpinner(sum, null); fmt.Sprintf("%p", got) != fmt.Sprintf("%p", sum) {
+		t.Errorf("withSpinner wrapped a summarizer writing to %s, a character device but no terminal", os.DevNull)
 	}
 }
 

@@ -8,17 +8,16 @@ import (
 	"time"
 
 	"github.com/recapgo/recap"
+	"golang.org/x/term"
 )
 
 // withSpinner wraps s so that a spinner turns on w while a summary is being
 // made, as the seed client's setSummarizing does, when w is a terminal. It
-// returns s itself otherwise.
+// returns s itself otherwise: for a buffer, a file, a pipe, and for
+// /dev/null, a character device that is no terminal.
 func withSpinner(s recap.Summarizer, w io.Writer) recap.Summarizer {
 	f, ok := w.(*os.File)
-	if !ok {
-		return s
-	}
-	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return s
 	}
 	return recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {

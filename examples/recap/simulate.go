@@ -1,0 +1,489 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/setup"
+)
+
+// Defaults of simulate's flags.
+const (
+	defaultPrice = 2.50 // USD per million input tokens: GPT-4o's input price
+)
+
+var (
+	defaultGridTriggers = []int{500, 1000, 2000, 4000}
+	defaultGridWindows  = []int{1, 2, 3}
+)
+
+// envPrefixes are the prefixes of the environment variables that set the
+// options, later ones winning: the seed client's, then recap's.
+var envPrefixes = []string{"VITE_", "RECAP_"}
+
+const simulateUsage = `usage: recap simulate [-trigger N | -triggers N,N...] [-window N | -windows N,N...]
+                      [-grid] [-max-payload N] [-background] [-price USD]
+                      [-plot FILE.svg] CHAT.json
+
+simulate replays a chat turn by turn as a chat backend would: at each user
+message, the chat up to it is compressed (an in-memory store keeps the
+summary from turn to turn) and the payload is what that turn sends. It
+prints, for each setting and for the uncompressed chat, the summarizer
+calls (in the request or in the background), the largest payload, the
+tokens sent over all turns and their cost. -grid replays every trigger of
+-triggers with every window of -windows; -trigger or -window fixes one
+side of the grid. Flags (after the command):
+`
+
+// setting is one configuration that simulate replays a chat with.
+type setting struct {
+	trigger, window int
+}
+
+func (s setting) String() string { return fmt.Sprintf("trigger %d, window %d", s.trigger, s.window) }
+
+// A mark says where the summarizer ran during a turn (in the request or
+// in the background task run after it).
+type mark uint8
+
+const (
+	markRequest    mark = 1 << iota // a call ran inside the turn's Compress
+	markBackground                  // a call ran in a background task after the turn
+)
+
+// replay is what replaying a chat with one setting measured.
+type replay struct {
+	setting      setting // zero for the uncompressed chat
+	sent         []int   // tokens of each turn's payload
+	marks        []mark  // where the summarizer ran, per turn
+	inRequest    int     // Summarizer calls made inside a Compress
+	background   int     // Summarizer calls made by background tasks
+	fallbacks    int     // of those, calls of the fallback summarizer
+	summarizerIn int     // input tokens of the calls of the main summarizer
+	dropped      int     // turns that left messages out to fit the ceiling
+	largest      int     // tokens of the largest payload
+	total        int     // tokens of all payloads
+}
+
+func (r *replay) calls() int { return r.inRequest + r.background }
+
+// simulation replays one chat; its fields are the same for every setting.
+type simulation struct {
+	chatID     string
+	msgs       []recap.Message
+	turns      []int // index in msgs of each turn's user message
+	lookup     func(string) (string, bool)
+	counter    *recap.TiktokenCounter
+	budget     int // -summary-tokens; 0: by the trigger, as compress does
+	maxPayload int // 0: no ceiling
+	background bool
+	stderr     io.Writer // for the spinner
+}
+
+// turnsOf returns the index of each user message of msgs.
+func turnsOf(msgs []recap.Message) []int {
+	var turns []int
+	for i, m := range msgs {
+		if m.Role == recap.RoleUser {
+			turns = append(turns, i)
+		}
+	}
+	return turns
+}
+
+// run replays the chat with s: for each turn, Compress gets the chat up to
+// and including the turn's user message (and so everything that came
+// before, the previous turns' assistant and tool messages included), and,
+// with -background, the tasks it scheduled run after it returns, in order,
+// as a scheduler would run them before the next request arrives. It
+// returns an error naming the turn if a Compress fails (ErrBudget
+// included: the ceiling cannot hold the pinned prompt and that turn).
+func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
+	opts, auto, err := settingOptions(sim.lookup, s)
+	if err != nil {
+		return nil, err
+	}
+	budget := sim.budget
+	if budget == 0 {
+		budget = auto
+	}
+	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.counter, budget)
+	if err != nil {
+		return nil, err
+	}
+	r := &replay{setting: s, sent: make([]int, len(sim.turns)), marks: make([]mark, len(sim.turns))}
+	turn := 0 // the turn being replayed, for the hook
+	opts = append(opts, recap.WithTokenCounter(sim.counter), recap.WithHooks(recap.Hooks{
+		SummarizeEnd: func(_ context.Context, e recap.SummarizeEvent) {
+			// Everything runs on this goroutine: Compress, and the
+			// tasks run between turns.
+			if e.Background {
+				r.background++
+				r.marks[turn] |= markBackground
+			} else {
+				r.inRequest++
+				r.marks[turn] |= markRequest
+			}
+			if e.Fallback {
+				r.fallbacks++
+			} else {
+				r.summarizerIn += e.InputTokens
+			}
+		},
+	}))
+	if fallback != nil {
+		opts = append(opts, recap.WithFallbackSummarizer(fallback))
+	}
+	if sim.maxPayload != 0 {
+		opts = append(opts, recap.WithMaxPayloadTokens(sim.maxPayload))
+	}
+	var queue []func(context.Context) // tasks scheduled and not yet run
+	if sim.background {
+		opts = append(opts, recap.WithBackground(func(task func(context.Context)) { queue = append(queue, task) }))
+	}
+	c, err := recap.New(withSpinner(sum, sim.stderr), recap.NewMemoryStore(), opts...)
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range sim.turns {
+		turn = k
+		res, err := c.Compress(ctx, sim.chatID, sim.msgs[:i+1])
+		if err != nil {
+			return nil, &turnError{setting: s.String(), turn: k + 1, message: i, err: err}
+		}
+		r.add(k, res.PayloadTokens)
+		if len(res.Dropped) > 0 {
+			r.dropped++
+		}
+		for len(queue) > 0 {
+			task := queue[0]
+			queue = queue[1:]
+			task(ctx)
+		}
+	}
+	return r, nil
+}
+
+// uncompressed measures the chat sent whole at every turn, counted as
+// Compress counts a payload.
+func (sim *simulation) uncompressed(ctx context.Context) (*replay, error) {
+	never := recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) {
+		return "", errors.New("the uncompressed chat is never summarized")
+	})
+	c, err := recap.New(never, recap.NewMemoryStore(), recap.WithTokenCounter(sim.counter), recap.WithTriggerTokens(math.MaxInt))
+	if err != nil {
+		return nil, err
+	}
+	r := &replay{sent: make([]int, len(sim.turns)), marks: make([]mark, len(sim.turns))}
+	for k, i := range sim.turns {
+		res, err := c.Compress(ctx, sim.chatID, sim.msgs[:i+1])
+		if err != nil {
+			return nil, &turnError{setting: "uncompressed", turn: k + 1, message: i, err: err}
+		}
+		r.add(k, res.PayloadTokens)
+	}
+	return r, nil
+}
+
+// turnError is the failure of a Compress in a replay.
+type turnError struct {
+	setting       string
+	turn, message int // the turn, from 1, and the index of its user message
+	err           error
+}
+
+// Error names the setting and the turn, then says what failed without the
+// library's "recap: " prefix, which the CLI puts once before it all.
+func (e *turnError) Error() string {
+	return fmt.Sprintf("%s: turn %d (message %d): %s", e.setting, e.turn, e.message, strings.TrimPrefix(e.err.Error(), "recap: "))
+}
+
+func (e *turnError) Unwrap() error { return e.err }
+
+func (r *replay) add(turn, tokens int) {
+	r.sent[turn] = tokens
+	r.total += tokens
+	r.largest = max(r.largest, tokens)
+}
+
+// settingOptions returns the options of s and the extractive summary's
+// budget for its trigger, as compress chooses them: from the environment
+// with the flags winning, s playing the flags.
+func settingOptions(lookup func(string) (string, bool), s setting) ([]recap.Option, int, error) {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	trigger := fs.Int("trigger", 0, "")
+	window := fs.Int("window", 0, "")
+	fs.Set("trigger", strconv.Itoa(s.trigger)) // an int's decimal form: cannot fail
+	fs.Set("window", strconv.Itoa(s.window))
+	return setup.Options(lookup, envPrefixes, fs, trigger, window)
+}
+
+// envInt returns the value of the last of prefixes+name that is set and
+// an integer, or def.
+func envInt(lookup func(string) (string, bool), name string, def int) int {
+	for _, p := range envPrefixes {
+		if v, ok := lookup(p + name); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				def = n
+			}
+		}
+	}
+	return def
+}
+
+// intList is a flag of comma-separated integers.
+type intList []int
+
+func (l *intList) String() string {
+	if l == nil {
+		return ""
+	}
+	s := make([]string, len(*l))
+	for i, n := range *l {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *intList) Set(v string) error {
+	var out intList
+	seen := map[int]bool{}
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", strings.TrimSpace(f))
+		}
+		if seen[n] {
+			return fmt.Errorf("%d is repeated", n)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	*l = out
+	return nil
+}
+
+// runSimulate is the simulate command: args are its flags and the chat.
+func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	fs := flag.NewFlagSet("recap simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage); fs.PrintDefaults() }
+	var (
+		triggers, windows intList
+		format            = fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai")
+		trigger           = fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)")
+		window            = fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)")
+		grid              = fs.Bool("grid", false, "replay every trigger of -triggers with every window of -windows")
+		encoding          = fs.String("encoding", recap.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)")
+		budget            = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
+		ceiling           = fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)")
+		background        = fs.Bool("background", false, "summarize in the background (recap.WithBackground), the tasks running after each turn")
+		price             = fs.Float64("price", defaultPrice, "`USD` per million input tokens (2.50 is GPT-4o's input price)")
+		plot              = fs.String("plot", "", "write an SVG chart of the tokens sent per turn to this file")
+	)
+	fs.Var(&triggers, "triggers", "comma-separated `list` of the grid's triggers (default "+(*intList)(&defaultGridTriggers).String()+")")
+	fs.Var(&windows, "windows", "comma-separated `list` of the grid's windows (default "+(*intList)(&defaultGridWindows).String()+")")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	usageErr := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "recap simulate: "+format+"\n", args...)
+		fs.Usage()
+		return 2
+	}
+	switch {
+	case fs.NArg() != 1:
+		fs.Usage()
+		return 2
+	case set["trigger"] && set["triggers"]:
+		return usageErr("-trigger and -triggers are exclusive")
+	case set["window"] && set["windows"]:
+		return usageErr("-window and -windows are exclusive")
+	case (set["triggers"] || set["windows"]) && !*grid:
+		return usageErr("-triggers and -windows set the grid: add -grid")
+	case *price < 0 || math.IsNaN(*price) || math.IsInf(*price, 0):
+		return usageErr("-price %v is not a price", *price)
+	case *plot != "" && !strings.EqualFold(filepath.Ext(*plot), ".svg"):
+		return usageErr("-plot %s: the chart is SVG: name a .svg file (rsvg-convert makes a PNG of it)", *plot)
+	}
+	path := fs.Arg(0)
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "recap: %s\n", strings.TrimPrefix(err.Error(), "recap: "))
+		return 1
+	}
+	failChat := func(err error) int {
+		fmt.Fprintf(stderr, "recap: %s: %s\n", path, strings.TrimPrefix(err.Error(), "recap: "))
+		return 1
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fail(err)
+	}
+	msgs, detected, err := decodeChat(data, *format)
+	if err != nil {
+		return failChat(err)
+	}
+	counter, err := recap.CounterForModel(*encoding)
+	if err != nil {
+		return fail(err)
+	}
+	// The environment's options are checked once here, with errors that
+	// name the variable.
+	if _, _, err := setup.Options(lookup, envPrefixes, fs, trigger, window); err != nil {
+		return fail(err)
+	}
+	_, _, label, err := setup.Summarizers(lookup, counter, 1) // the label only
+	if err != nil {
+		return fail(err)
+	}
+
+	ts, ws := []int(triggers), []int(windows)
+	switch {
+	case set["trigger"]:
+		ts = []int{*trigger}
+	case len(ts) == 0 && *grid:
+		ts = defaultGridTriggers
+	case len(ts) == 0:
+		ts = []int{envInt(lookup, recap.EnvTriggerTokens, recap.DefaultTriggerTokens)}
+	}
+	switch {
+	case set["window"]:
+		ws = []int{*window}
+	case len(ws) == 0 && *grid:
+		ws = defaultGridWindows
+	case len(ws) == 0:
+		ws = []int{envInt(lookup, recap.EnvWindowConversations, recap.DefaultWindowConversations)}
+	}
+	var settings []setting
+	for _, t := range ts {
+		for _, w := range ws {
+			settings = append(settings, setting{trigger: t, window: w})
+		}
+	}
+
+	chatID := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	sim := &simulation{chatID: chatID, msgs: msgs, turns: turnsOf(msgs), lookup: lookup, counter: counter,
+		budget: *budget, maxPayload: *ceiling, background: *background, stderr: stderr}
+	if len(sim.turns) == 0 {
+		return failChat(errors.New("no user message: nothing to replay"))
+	}
+	base, err := sim.uncompressed(ctx)
+	if err != nil {
+		return failChat(err)
+	}
+	var replays []*replay
+	for _, s := range settings {
+		r, err := sim.run(ctx, s)
+		if err != nil {
+			return failChat(err)
+		}
+		replays = append(replays, r)
+	}
+	printSimulation(stdout, sim, detected, label, *price, base, replays)
+	if *plot != "" {
+		title := fmt.Sprintf("%s: tokens sent per turn (%d messages, %d turns)", filepath.Base(path), len(msgs), len(sim.turns))
+		if err := os.WriteFile(*plot, plotSVG(title, *ceiling, base, replays, ts, ws), 0o644); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintf(stderr, "recap: chart written to %s\n", *plot)
+	}
+	return 0
+}
+
+// printSimulation writes the table of replays, the uncompressed chat
+// first, with a header saying what was replayed and how.
+func printSimulation(w io.Writer, sim *simulation, format, summarizer string, price float64, base *replay, replays []*replay) {
+	fmt.Fprintf(w, "chat %q: %d messages, %d turns, format %s, %s; summaries by %s\n",
+		sim.chatID, len(sim.msgs), len(sim.turns), format, sim.counter.Encoding(), summarizer)
+	ceiling := "no ceiling"
+	if sim.maxPayload != 0 {
+		ceiling = "ceiling " + group(sim.maxPayload) + " tokens"
+	}
+	where := "summarizing inside the request"
+	if sim.background {
+		where = "summarizing in the background, tasks run after each turn"
+	}
+	fmt.Fprintf(w, "%s; %s\n\n", ceiling, where)
+
+	cost := func(r *replay) float64 { return float64(r.total+r.summarizerIn) * price / 1e6 }
+	prec := 2
+	if cost(base) < 1 {
+		prec = 4
+	}
+	// Numbers align right. Each cell after the setting starts with the
+	// gap before it, so that the setting, padded to one width, starts the
+	// line.
+	width := len("uncompressed")
+	for _, r := range replays {
+		width = max(width, len(r.setting.String()))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 0, ' ', tabwriter.AlignRight)
+	cells := func(label string, c ...string) {
+		fmt.Fprintf(tw, "%-*s\t", width, label)
+		for _, s := range c {
+			fmt.Fprintf(tw, "  %s\t", s)
+		}
+		fmt.Fprintln(tw)
+	}
+	head := []string{"CALLS", "IN REQUEST", "IN BACKGROUND", "LARGEST", "TOTAL SENT", "SUMMARIZER IN", "COST", "SAVED"}
+	if sim.maxPayload != 0 {
+		head = append(head, "DROPPED")
+	}
+	cells("SETTING", head...)
+	row := func(label string, r *replay, saved string) {
+		c := []string{strconv.Itoa(r.calls()), strconv.Itoa(r.inRequest), strconv.Itoa(r.background),
+			group(r.largest), group(r.total), group(r.summarizerIn), fmt.Sprintf("$%.*f", prec, cost(r)), saved}
+		if sim.maxPayload != 0 {
+			c = append(c, strconv.Itoa(r.dropped))
+		}
+		cells(label, c...)
+	}
+	row("uncompressed", base, "-")
+	fallbacks := 0
+	for _, r := range replays {
+		saved := "-"
+		if c := cost(base); c > 0 {
+			saved = fmt.Sprintf("%.0f%%", 100*(1-cost(r)/c))
+		}
+		row(r.setting.String(), r, saved)
+		fallbacks += r.fallbacks
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nCOST: the payloads and the summarizer's input at $%.2f per million input tokens\n(the summaries' output is not counted).\n", price)
+	if sim.maxPayload != 0 {
+		fmt.Fprintln(w, "DROPPED: turns whose payload left the oldest conversations out to fit the ceiling.")
+	}
+	if fallbacks > 0 {
+		fmt.Fprintf(w, "%d of the calls were the extractive fallback's, after the LLM failed.\n", fallbacks)
+	}
+}
+
+// group writes n with commas between groups of three digits.
+func group(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
