@@ -84,10 +84,9 @@ func (c *Compressor) chunk(running Summary, rest []Message, counts []int, cuts [
 	if !running.IsZero() {
 		input = c.tokens(&Message{ID: SummaryIDPrefix + running.LastMessageID, Content: running.Text}, nil)
 	}
-	cost := func(i int) int { return counts[i] }
 	if c.cfg.maxInput == 0 {
-		for i := range rest {
-			input += cost(i)
+		for _, n := range counts {
+			input += n
 		}
 		return rest, len(rest), input
 	}
@@ -99,8 +98,8 @@ func (c *Compressor) chunk(running Summary, rest []Message, counts []int, cuts [
 			g++
 		}
 		size := 0
-		for i := n; i < g; i++ {
-			size += cost(i)
+		for _, k := range counts[n:g] {
+			size += k
 		}
 		if used+size <= room {
 			used, n = used+size, g
@@ -121,9 +120,8 @@ func (c *Compressor) chunk(running Summary, rest []Message, counts []int, cuts [
 // squeeze fits the messages of one group into room tokens: the largest
 // are truncated to a common cap, each keeping at least one piece, so that
 // the group exceeds room only if room is under a piece per message.
-func (c *Compressor) squeeze(group []Message, counts []int, room int) []Message {
+func (c *Compressor) squeeze(group []Message, sizes []int, room int) []Message {
 	out := make([]Message, len(group))
-	sizes := counts
 	// The cap: the largest L with the sum of min(size, L) within room.
 	sorted := slices.Clone(sizes)
 	slices.Sort(sorted)
@@ -143,7 +141,7 @@ func (c *Compressor) squeeze(group []Message, counts []int, room int) []Message 
 			out[i] = m
 			continue
 		}
-		out[i] = truncate(m, limit-c.cfg.overhead, counts[i]-c.cfg.overhead, c.cfg.counter)
+		out[i] = truncate(m, limit-c.cfg.overhead, sizes[i]-c.cfg.overhead, c.cfg.counter)
 	}
 	return out
 }
