@@ -2,9 +2,6 @@ package redisstore
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -61,34 +58,4 @@ func decode(s string) (recap.Summary, error) {
 		v.Covered = nil
 	}
 	return recap.Summary{Text: v.Text, LastMessageID: v.LastMessageID, Covered: v.Covered}, nil
-}
-
-// digest returns the hex SHA-256 of a canonical encoding of sum: Text and
-// LastMessageID, the number of Covered IDs, then each ID, every string
-// preceded by its length in bytes (all lengths as uvarints). The encoding
-// is prefix-free, so two summaries share a digest only if they are
-// [recap.Summary.Equal] (a nil and an empty Covered encode alike) or
-// SHA-256 collides. It is examples/sqlstore's digest, byte for byte.
-//
-// The zero Summary has no key, so the script compares it as "" (see
-// cas.lua); digest is never called for it.
-func digest(sum recap.Summary) string {
-	n := len(sum.Text) + len(sum.LastMessageID) + 3*binary.MaxVarintLen64
-	for _, id := range sum.Covered {
-		n += len(id) + binary.MaxVarintLen64
-	}
-	b := make([]byte, 0, n)
-	b = appendString(b, sum.Text)
-	b = appendString(b, sum.LastMessageID)
-	b = binary.AppendUvarint(b, uint64(len(sum.Covered)))
-	for _, id := range sum.Covered {
-		b = appendString(b, id)
-	}
-	d := sha256.Sum256(b)
-	return hex.EncodeToString(d[:])
-}
-
-// appendString appends s to b, preceded by its length as a uvarint.
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/sumdigest"
 )
 
 func TestEncodeRoundTrips(t *testing.T) {
@@ -87,59 +88,6 @@ func TestDecodeRejectsGarbage(t *testing.T) {
 	}
 }
 
-// digestOfSQLStore is what examples/sqlstore's digest returns for
-// TestDigest's base summary.
-const digestOfSQLStore = "2804cf9365944a27c307c7df00f1e3efeaa057134dd78ead87f551099522839f"
-
-func TestDigest(t *testing.T) {
-	base := recap.Summary{Text: "text", LastMessageID: "m2", Covered: []string{"m1", "m2"}}
-	// Pinned: the digest is examples/sqlstore's, and the stored hashes
-	// depend on it.
-	if got, want := digest(base), digestOfSQLStore; got != want {
-		t.Errorf("digest(%+v) = %s, want %s", base, got, want)
-	}
-	if got, want := digest(recap.Summary{Text: "t", LastMessageID: "m"}), digest(recap.Summary{Text: "t", LastMessageID: "m", Covered: []string{}}); got != want {
-		t.Errorf("nil and empty Covered have digests %s and %s; Summary.Equal holds them equal", got, want)
-	}
-	for _, tc := range []struct {
-		name   string
-		a, b   recap.Summary
-		reason string
-	}{
-		{"Text", base, recap.Summary{Text: "text ", LastMessageID: "m2", Covered: base.Covered}, "a changed text"},
-		{"LastMessageID", base, recap.Summary{Text: "text", LastMessageID: "m3", Covered: base.Covered}, "a changed boundary"},
-		{"CoveredDropped", base, recap.Summary{Text: "text", LastMessageID: "m2"}, "Covered dropped"},
-		{"CoveredReordered", base, recap.Summary{Text: "text", LastMessageID: "m2", Covered: []string{"m2", "m1"}}, "order counts"},
-		{"CoveredJoined", base, recap.Summary{Text: "text", LastMessageID: "m2", Covered: []string{"m1m2"}}, "ID boundaries count"},
-		{"EmptyIDs", recap.Summary{Covered: []string{""}}, recap.Summary{Covered: []string{"", ""}}, "the number of empty IDs counts"},
-		{"TextIntoID", recap.Summary{Text: "ab", LastMessageID: "c"}, recap.Summary{Text: "a", LastMessageID: "bc"}, "the text/boundary split counts"},
-		{"IDIntoCovered", recap.Summary{LastMessageID: "a"}, recap.Summary{Covered: []string{"a"}}, "the boundary/Covered split counts"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if digest(tc.a) == digest(tc.b) {
-				t.Errorf("%+v and %+v share a digest; want different: %s", tc.a, tc.b, tc.reason)
-			}
-		})
-	}
-}
-
-// FuzzDigest checks that two summaries share a digest exactly when they
-// are Equal. Each Covered comes from splitting a string at "|" ("" for
-// none), so that fuzzed IDs can be empty, reordered and joined.
-func FuzzDigest(f *testing.F) {
-	f.Add("t", "m2", "m1|m2", "t", "m2", "m1|m2")
-	f.Add("t", "m2", "m1|m2", "t", "m2", "m1m2")
-	f.Add("ab", "c", "", "a", "bc", "")
-	f.Add("", "", "|", "", "", "||")
-	f.Fuzz(func(t *testing.T, text1, last1, cov1, text2, last2, cov2 string) {
-		a := recap.Summary{Text: text1, LastMessageID: last1, Covered: split(cov1)}
-		b := recap.Summary{Text: text2, LastMessageID: last2, Covered: split(cov2)}
-		if eq, same := a.Equal(b), digest(a) == digest(b); eq != same {
-			t.Errorf("Equal = %v but digests equal = %v for %+v and %+v", eq, same, a, b)
-		}
-	})
-}
-
 // FuzzEncode checks that what encode accepts decodes to an Equal summary.
 func FuzzEncode(f *testing.F) {
 	f.Add("t", "m2", "m1|m2")
@@ -155,7 +103,7 @@ func FuzzEncode(f *testing.F) {
 		if err != nil {
 			t.Fatalf("decode(encode(%+v)) = %v", sum, err)
 		}
-		if !got.Equal(sum) || digest(got) != digest(sum) {
+		if !got.Equal(sum) || sumdigest.Of(got) != sumdigest.Of(sum) {
 			t.Errorf("round trip mismatch (-want +got):\n%s", cmp.Diff(sum, got))
 		}
 	})
@@ -175,7 +123,7 @@ func BenchmarkSaveEncoding(b *testing.B) {
 		if _, err := encode(sum); err != nil {
 			b.Fatal(err)
 		}
-		digest(sum)
-		digest(sum) // prev and next
+		sumdigest.Of(sum)
+		sumdigest.Of(sum) // prev and next
 	}
 }

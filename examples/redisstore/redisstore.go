@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/sumdigest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -75,7 +76,7 @@ func (s *Store) Load(ctx context.Context, chatID string) (recap.Summary, error) 
 	if err != nil {
 		return recap.Summary{}, fmt.Errorf("redisstore: load %q: %w", chatID, err)
 	}
-	if digest(sum) != stored {
+	if sumdigest.Of(sum) != stored {
 		return recap.Summary{}, fmt.Errorf("redisstore: load %q: the stored digest does not match the summary (was it written by something other than redisstore?)", chatID)
 	}
 	return sum, nil
@@ -95,14 +96,14 @@ func (s *Store) Save(ctx context.Context, chatID string, prev, next recap.Summar
 	}
 	var prevDigest, nextDigest, encoded string // "" for a zero Summary: no key
 	if !prev.IsZero() {
-		prevDigest = digest(prev)
+		prevDigest = sumdigest.Of(prev)
 	}
 	if !next.IsZero() {
 		var err error
 		if encoded, err = encode(next); err != nil {
 			return fmt.Errorf("redisstore: save %q: %w", chatID, err)
 		}
-		nextDigest = digest(next)
+		nextDigest = sumdigest.Of(next)
 	}
 	wrote, err := cas.Run(ctx, s.client, []string{s.Key(chatID)}, prevDigest, nextDigest, encoded, s.ttl).Int()
 	switch {

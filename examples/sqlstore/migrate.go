@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/sumdigest"
 )
 
 // SchemaVersion is the schema version that [Store.Migrate] brings a table
@@ -172,7 +173,7 @@ func (s *Store) addCoveredV2(ctx context.Context, tx dbtx) error {
 				rows.Close()
 				return err
 			}
-			page = append(page, row{id, digest(sum)})
+			page = append(page, row{id, sumdigest.Of(sum)})
 		}
 		if err := rows.Close(); err != nil {
 			return err

@@ -26,6 +26,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/sumdigest"
 	"modernc.org/sqlite" // also registers the "sqlite" driver
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -197,7 +198,7 @@ func (s *Store) Load(ctx context.Context, chatID string) (recap.Summary, error) 
 	if sum.Covered, err = decodeCovered(covered); err != nil {
 		return recap.Summary{}, fmt.Errorf("sqlstore: load %q: %w", chatID, err)
 	}
-	if digest(sum) != stored {
+	if sumdigest.Of(sum) != stored {
 		return recap.Summary{}, fmt.Errorf("sqlstore: load %q: the row's digest does not match its contents "+
 			"(was it written by an sqlstore older than schema version 2, or by hand?)", chatID)
 	}
@@ -228,14 +229,14 @@ func (s *Store) Save(ctx context.Context, chatID string, prev, next recap.Summar
 	case prev.IsZero():
 		res, err = s.db.ExecContext(ctx, s.q(`INSERT INTO `+s.table+
 			` (chat_id, summary, last_message_id, covered, digest) VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO NOTHING`),
-			chatID, next.Text, next.LastMessageID, covered, digest(next))
+			chatID, next.Text, next.LastMessageID, covered, sumdigest.Of(next))
 	case next.IsZero():
 		res, err = s.db.ExecContext(ctx, s.q(`DELETE FROM `+s.table+` WHERE chat_id = ? AND digest = ?`),
-			chatID, digest(prev))
+			chatID, sumdigest.Of(prev))
 	default:
 		res, err = s.db.ExecContext(ctx, s.q(`UPDATE `+s.table+
 			` SET summary = ?, last_message_id = ?, covered = ?, digest = ? WHERE chat_id = ? AND digest = ?`),
-			next.Text, next.LastMessageID, covered, digest(next), chatID, digest(prev))
+			next.Text, next.LastMessageID, covered, sumdigest.Of(next), chatID, sumdigest.Of(prev))
 	}
 	if err != nil {
 		return fmt.Errorf("sqlstore: save %q: %w", chatID, err)
