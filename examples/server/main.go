@@ -54,6 +54,43 @@ func main() {
 	}
 }
 
+// loadKeys returns the keyring of file, or nil with noAuth, which it
+// refuses on an address that is not loopback. One of the two is required.
+func loadKeys(log *slog.Logger, file string, noAuth bool, addr string) (*keyring, error) {
+	switch {
+	case file != "" && noAuth:
+		return nil, errors.New("-api-keys and -insecure-no-auth: choose one")
+	case noAuth:
+		if !loopback(addr) {
+			return nil, fmt.Errorf("-insecure-no-auth: refused on %s, which is not a loopback address", addr)
+		}
+		log.Warn("INSECURE: -insecure-no-auth: no authentication, every client is the same tenant; for local development only")
+		return nil, nil
+	case file == "":
+		return nil, errors.New("no API keys: give -api-keys FILE (or RECAP_API_KEYS_FILE), or -insecure-no-auth for local development")
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseKeys(f)
+}
+
+// loopback reports whether addr (host:port) listens on loopback only:
+// "localhost" or a loopback IP, not "" (every interface).
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // errUsage reports bad flags, which the flag package has already printed.
 var errUsage = errors.New("usage")
 
@@ -73,12 +110,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		window     = fs.Int("window", 0, "conversations kept raw (default 2, or $RECAP_SUMMARY_WINDOW_CONVERSATIONS)")
 		maxPayload = fs.Int("max-payload", 0, "hard ceiling on payload tokens (0: none)")
 		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one request, summarizing included")
+		keysFile   = fs.String("api-keys", "", "file of TENANT KEY lines, KEY in clear or sha256:<hex> (default $RECAP_API_KEYS_FILE)")
+		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
 	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	if *keysFile == "" {
+		*keysFile = getenv("RECAP_API_KEYS_FILE")
+	}
+	keys, err := loadKeys(log, *keysFile, *noAuth, *addr)
+	if err != nil {
+		return err
+	}
 
 	opts, budget, err := setup.Options(lookup, []string{"RECAP_"}, fs, trigger, window)
 	if err != nil {
@@ -122,7 +169,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	srv := &http.Server{
-		Handler:           NewServer(log, c, sum, *timeout),
+		Handler:           NewServer(log, Config{Keys: keys, Timeout: *timeout}, c, st, sum),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      *timeout + 10*time.Second,

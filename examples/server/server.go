@@ -36,14 +36,24 @@ const maxChatID = 200
 // and the metrics of a proxy do, and it is not a server error.
 const statusClientGone = 499
 
+// Config is what NewServer needs besides its collaborators.
+type Config struct {
+	// Keys are the API keys and their tenants; nil serves every request
+	// as one tenant, without authentication (-insecure-no-auth).
+	Keys *keyring
+	// Timeout bounds each request's summarizing and store calls.
+	Timeout time.Duration
+}
+
 // NewServer returns the service's HTTP handler: the routes of routes.go.
-// c compresses chats for the payload routes, sum serves /api/summarize,
-// and timeout bounds each request's summarizing and store calls. Rejected
-// requests and clients gone are logged to log at Info, failures at Warn or
-// Error.
-func NewServer(log *slog.Logger, c *recap.Compressor, sum recap.Summarizer, timeout time.Duration) http.Handler {
+// c compresses chats for the payload routes and st is its Store (for the
+// summary routes), sum serves /api/summarize. Every /api/ route
+// authenticates its client and scopes its chats to the client's tenant
+// (see storeKey). Rejected requests and clients gone are logged to log at
+// Info, failures at Warn or Error.
+func NewServer(log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store, sum recap.Summarizer) http.Handler {
 	mux := http.NewServeMux()
-	addRoutes(mux, log, c, sum, timeout)
+	addRoutes(mux, log, cfg, c, st, sum)
 	return mux
 }
 
@@ -100,7 +110,7 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 				return
 			}
 		}
-		sr := recap.SummarizeRequest{ChatID: id, Messages: msgs}
+		sr := recap.SummarizeRequest{ChatID: storeKey(tenantFrom(r.Context()), id), Messages: msgs}
 		if msgs[0].Role == recap.RoleSystem {
 			sr.Previous, sr.Messages = msgs[0].Text(), msgs[1:]
 		}
@@ -143,7 +153,7 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration)
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
-		res, err := c.Compress(ctx, id, msgs)
+		res, err := c.Compress(ctx, storeKey(tenantFrom(r.Context()), id), msgs)
 		var me *recap.MessageError
 		switch {
 		case err != nil && r.Context().Err() != nil:
@@ -180,6 +190,83 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration)
 			out.Warning = res.Err.Error()
 		}
 		reply(log, w, http.StatusOK, out)
+	})
+}
+
+// summaryResponse is the answer of GET /api/chats/{id}/summary.
+type summaryResponse struct {
+	Summary recap.Summary `json:"summary"`
+}
+
+// handleGetSummary answers the summary the Store holds for the tenant's
+// chat, or 404 if there is none. Only the tenant's own chats are visible:
+// another tenant's chat of the same ID is a different key.
+func handleGetSummary(log *slog.Logger, st recap.Store, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := chatID(r.PathValue("id"), "")
+		if err != nil {
+			fail(log, w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		sum, err := st.Load(ctx, storeKey(tenantFrom(r.Context()), id))
+		switch {
+		case err != nil && r.Context().Err() != nil:
+			clientGone(log, w, r, err)
+		case err != nil:
+			log.Error("load summary failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
+			fail(log, w, r, http.StatusServiceUnavailable, "store unavailable")
+		case sum.IsZero():
+			fail(log, w, r, http.StatusNotFound, "no summary for this chat")
+		default:
+			reply(log, w, http.StatusOK, summaryResponse{Summary: sum})
+		}
+	})
+}
+
+// deleteAttempts bounds how often DELETE retries a compare-and-swap lost
+// to a concurrent summarization.
+const deleteAttempts = 5
+
+// handleDeleteSummary erases the tenant's chat's summary, for a user who
+// asks for their data to be erased: a compare-and-swap from what the Store
+// holds to the zero Summary, retried if a summarization saved in between.
+// It answers 204 whether or not there was a summary. A background
+// summarization already scheduled for the chat still holds the history it
+// was given and may save a new summary from it; delete again after it ran
+// (or after the service drained) for a guarantee.
+func handleDeleteSummary(log *slog.Logger, st recap.Store, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := chatID(r.PathValue("id"), "")
+		if err != nil {
+			fail(log, w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		key := storeKey(tenantFrom(r.Context()), id)
+		for attempt := 1; ; attempt++ {
+			prev, err := st.Load(ctx, key)
+			if err == nil && !prev.IsZero() {
+				err = st.Save(ctx, key, prev, recap.Summary{})
+			}
+			switch {
+			case err == nil:
+				w.WriteHeader(http.StatusNoContent)
+				return
+			case errors.Is(err, recap.ErrConflict) && attempt < deleteAttempts:
+				continue
+			case r.Context().Err() != nil:
+				clientGone(log, w, r, err)
+			case errors.Is(err, recap.ErrConflict):
+				fail(log, w, r, http.StatusConflict, "the summary keeps changing: try again")
+			default:
+				log.Error("delete summary failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
+				fail(log, w, r, http.StatusServiceUnavailable, "store unavailable")
+			}
+			return
+		}
 	})
 }
 

@@ -29,7 +29,13 @@ func startServer(t *testing.T, env map[string]string, args ...string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	logs := &logWriter{addr: make(chan string, 1)}
 	done := make(chan error, 1)
-	args = append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db")}, args...)
+	auth := []string{"-insecure-no-auth"}
+	for _, a := range args {
+		if a == "-api-keys" {
+			auth = nil
+		}
+	}
+	args = append(append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db")}, auth...), args...)
 	getenv := func(k string) string { return env[k] }
 	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
 	var base string
@@ -230,7 +236,7 @@ func TestBadFlags(t *testing.T) {
 		}
 		return ""
 	}
-	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard)
+	err := run(context.Background(), []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "RECAP_SUMMARY_TRIGGER_TOKENS") {
 		t.Errorf("bad env: %v, want an error naming the variable", err)
 	}
@@ -266,12 +272,13 @@ func newHandler(t *testing.T, sum recap.Summarizer, opts ...recap.Option) (http.
 			t.Fatal(err)
 		}
 	}
-	c, err := recap.New(sum, recap.NewMemoryStore(), opts...)
+	logs := &logWriter{addr: make(chan string, 1)}
+	st := recap.NewMemoryStore()
+	c, err := recap.New(sum, st, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logWriter{addr: make(chan string, 1)}
-	return NewServer(slog.New(slog.NewTextHandler(logs, nil)), c, sum, time.Minute), logs
+	return NewServer(slog.New(slog.NewTextHandler(logs, nil)), Config{Timeout: time.Minute}, c, st, sum), logs
 }
 
 // serve sends one request to h and returns the recorded response.
