@@ -35,6 +35,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -91,6 +92,24 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// list splits a comma-separated flag, dropping empty items.
+func list(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// addrHost returns the host of the listening address, which clients may
+// use as Host ("" for every interface, which allows nothing more).
+func addrHost(addr string) string {
+	host, _, _ := net.SplitHostPort(addr)
+	return host
+}
+
 // errUsage reports bad flags, which the flag package has already printed.
 var errUsage = errors.New("usage")
 
@@ -111,10 +130,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		maxPayload = fs.Int("max-payload", 0, "hard ceiling on payload tokens (0: none)")
 		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one request, summarizing included")
 		keysFile   = fs.String("api-keys", "", "file of TENANT KEY lines, KEY in clear or sha256:<hex> (default $RECAP_API_KEYS_FILE)")
+		sumRate    = fs.Float64("summarize-rate", DefaultSummarizeRate, "requests a second each tenant may make to /api/summarize, on average")
+		sumBurst   = fs.Int("summarize-burst", DefaultSummarizeBurst, "requests each tenant may make to /api/summarize at once")
+		hosts      = fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost, 127.0.0.1 and [::1] (and -addr's host)")
+		origins    = fs.String("cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
 		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *sumRate <= 0 || *sumBurst < 1 {
+		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", *sumRate, *sumBurst)
 	}
 	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
 	log := slog.New(slog.NewTextHandler(stderr, nil))
@@ -169,7 +195,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	srv := &http.Server{
-		Handler:           NewServer(log, Config{Keys: keys, Timeout: *timeout}, c, st, sum),
+		Handler: NewServer(log, Config{
+			Keys: keys, Timeout: *timeout,
+			SummarizeRate: *sumRate, SummarizeBurst: *sumBurst,
+			AllowedHosts: append(list(*hosts), addrHost(*addr)), CORSOrigins: list(*origins),
+		}, c, st, sum),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      *timeout + 10*time.Second,

@@ -11,7 +11,8 @@ import (
 // Every /api/ route requires a tenant (see requireTenant).
 func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store, sum recap.Summarizer) {
 	auth := requireTenant(log, cfg.Keys)
-	mux.Handle("POST /api/summarize", auth(handleSummarize(log, sum, cfg.Timeout)))
+	limit := rateLimit(log, newTenantLimits(cfg.SummarizeRate, cfg.SummarizeBurst, cfg.Now))
+	mux.Handle("POST /api/summarize", auth(limit(handleSummarize(log, sum, cfg.Timeout))))
 	mux.Handle("POST /api/chats/{id}/payload", auth(handlePayload(log, c, cfg.Timeout)))
 	mux.Handle("POST /api/payload", auth(handlePayload(log, c, cfg.Timeout))) // the chat's id in the body
 	mux.Handle("GET /api/chats/{id}/summary", auth(handleGetSummary(log, st, cfg.Timeout)))

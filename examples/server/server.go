@@ -43,6 +43,15 @@ type Config struct {
 	Keys *keyring
 	// Timeout bounds each request's summarizing and store calls.
 	Timeout time.Duration
+	// SummarizeRate and SummarizeBurst are each tenant's rate limit on
+	// /api/summarize: requests a second, and the bucket's size.
+	SummarizeRate  float64
+	SummarizeBurst int
+	// AllowedHosts are the Host names allowed besides the loopback ones
+	// (see checkHost); CORSOrigins the origins answered CORS (see cors).
+	AllowedHosts, CORSOrigins []string
+	// Now is the clock of the rate limits; nil means time.Now.
+	Now func() time.Time
 }
 
 // NewServer returns the service's HTTP handler: the routes of routes.go.
@@ -54,7 +63,10 @@ type Config struct {
 func NewServer(log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store, sum recap.Summarizer) http.Handler {
 	mux := http.NewServeMux()
 	addRoutes(mux, log, cfg, c, st, sum)
-	return mux
+	var h http.Handler = mux
+	h = cors(log, cfg.CORSOrigins)(h)
+	h = checkHost(log, cfg.AllowedHosts)(h)
+	return h
 }
 
 // chatRequest is the body of every route: the AI SDK's DefaultChatTransport

@@ -262,6 +262,19 @@ func TestPostgresBackend(t *testing.T) {
 // extractive summarizer unless sum is given, and the buffer it logs to.
 func newHandler(t *testing.T, sum recap.Summarizer, opts ...recap.Option) (http.Handler, *logWriter) {
 	t.Helper()
+	return newHandlerConfig(t, sum, testConfig(), opts...)
+}
+
+// testConfig returns the Config of the flags' defaults, without
+// authentication, allowing the Host of httptest.NewRequest (example.com).
+func testConfig() Config {
+	return Config{Timeout: time.Minute, SummarizeRate: DefaultSummarizeRate, SummarizeBurst: DefaultSummarizeBurst,
+		AllowedHosts: []string{"example.com"}}
+}
+
+// newHandlerConfig is newHandler with cfg.
+func newHandlerConfig(t *testing.T, sum recap.Summarizer, cfg Config, opts ...recap.Option) (http.Handler, *logWriter) {
+	t.Helper()
 	if sum == nil {
 		counter, err := recap.NewTiktokenCounter(recap.O200kBase)
 		if err != nil {
@@ -278,7 +291,7 @@ func newHandler(t *testing.T, sum recap.Summarizer, opts ...recap.Option) (http.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewServer(slog.New(slog.NewTextHandler(logs, nil)), Config{Timeout: time.Minute}, c, st, sum), logs
+	return NewServer(slog.New(slog.NewTextHandler(logs, nil)), cfg, c, st, sum), logs
 }
 
 // serve sends one request to h and returns the recorded response.
