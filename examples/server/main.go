@@ -165,6 +165,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	label = redact(label)       // a base URL may hold credentials
+	sum = shieldSummarizer(sum) // errors without the provider's body
 	if fallback != nil {
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
@@ -180,7 +182,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	)
 	if *pgDSN != "" {
 		st, db, err = sqlstore.OpenPostgres(ctx, *pgDSN)
-		where = "postgres"
+		err = redactError(err, dsnPassword(*pgDSN))
+		where = "postgres " + redact(*pgDSN)
 	} else {
 		st, db, err = sqlstore.OpenSQLite(ctx, *dbPath)
 		where = "sqlite " + *dbPath
@@ -189,7 +192,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer db.Close()
-	c, err := recap.New(sum, st, opts...)
+	store := markedStore{st}
+	c, err := recap.New(sum, store, opts...)
 	if err != nil {
 		return err
 	}
@@ -199,7 +203,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			Keys: keys, Timeout: *timeout,
 			SummarizeRate: *sumRate, SummarizeBurst: *sumBurst,
 			AllowedHosts: append(list(*hosts), addrHost(*addr)), CORSOrigins: list(*origins),
-		}, c, st, sum),
+		}, c, store, sum),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      *timeout + 10*time.Second,

@@ -141,7 +141,7 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 			clientGone(log, w, r, err)
 		case err != nil:
 			log.Warn("summarize failed", "err", err)
-			fail(log, w, r, http.StatusBadGateway, "summarizer: "+err.Error())
+			fail(log, w, r, http.StatusBadGateway, publicError(err))
 		default:
 			reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
 		}
@@ -199,7 +199,10 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration)
 			out.Dropped = append(out.Dropped, m.ID)
 		}
 		if res.Err != nil {
-			out.Warning = res.Err.Error()
+			out.Warning = publicError(res.Err)
+			if res.Fallback {
+				out.Warning += " (the fallback summarized)"
+			}
 		}
 		reply(log, w, http.StatusOK, out)
 	})

@@ -26,8 +26,13 @@ import (
 // shuts down when the test ends, and the test checks that it exits cleanly.
 func startServer(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
+	return startServerLogs(t, env, &logWriter{addr: make(chan string, 1)}, args...)
+}
+
+// startServerLogs is startServer logging to logs.
+func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &logWriter{addr: make(chan string, 1)}
 	done := make(chan error, 1)
 	auth := []string{"-insecure-no-auth"}
 	for _, a := range args {
@@ -291,8 +296,11 @@ func newHandlerConfig(t *testing.T, sum recap.Summarizer, cfg Config, opts ...re
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewServer(slog.New(slog.NewTextHandler(logs, nil)), cfg, c, st, sum), logs
+	return NewServer(newTestLogger(logs), cfg, c, st, sum), logs
 }
+
+// newTestLogger returns a logger like the server's, writing to w.
+func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
 
 // serve sends one request to h and returns the recorded response.
 func serve(h http.Handler, ctx context.Context, path, body string) *httptest.ResponseRecorder {
