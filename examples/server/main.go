@@ -110,6 +110,17 @@ func addrHost(addr string) string {
 	return host
 }
 
+// DefaultSummaryRole is the role of the summary message unless
+// -summary-role says otherwise: user, not recap's default system. A summary
+// is made from what the chat's users wrote (the extractive summarizer
+// copies their sentences verbatim; an LLM can be talked into writing
+// instructions), and a service takes anyone's chat: as a system message,
+// a user's "ignore your instructions and ..." would come back on the next
+// turn with the authority of the app's own prompt. As a user message it
+// keeps the authority of where it came from. Choose system only for
+// trusted users, where the model's fidelity to the summary matters more.
+const DefaultSummaryRole = string(recap.RoleUser)
+
 // errUsage reports bad flags, which the flag package has already printed.
 var errUsage = errors.New("usage")
 
@@ -134,6 +145,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		sumBurst   = fs.Int("summarize-burst", DefaultSummarizeBurst, "requests each tenant may make to /api/summarize at once")
 		hosts      = fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost, 127.0.0.1 and [::1] (and -addr's host)")
 		origins    = fs.String("cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
+		role       = fs.String("summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
 		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -170,7 +182,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if fallback != nil {
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
-	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2))
+	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2), recap.WithSummaryRole(recap.Role(*role)))
 
 	if *pgDSN == "" {
 		*pgDSN = getenv("RECAP_POSTGRES_DSN")

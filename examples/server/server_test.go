@@ -127,7 +127,7 @@ func TestPayloadEndToEnd(t *testing.T) {
 		t.Fatalf("first payload: %d %v", status, out)
 	}
 	payload := out["payload"].([]any)
-	if first := payload[0].(map[string]any); first["id"] != recap.SummaryIDPrefix+"a7" || first["role"] != "system" || len(payload) != 4 {
+	if first := payload[0].(map[string]any); first["id"] != recap.SummaryIDPrefix+"a7" || first["role"] != "user" || len(payload) != 4 {
 		t.Fatalf("payload %v", payload)
 	}
 	// The next turn continues from the stored boundary: the summary and
