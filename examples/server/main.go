@@ -146,10 +146,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		hosts      = fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost, 127.0.0.1 and [::1] (and -addr's host)")
 		origins    = fs.String("cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
 		role       = fs.String("summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
+		maxMsgs    = fs.Int("max-messages", DefaultMaxMessages, "messages a request may hold")
+		maxConc    = fs.Int("max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
+		queueWait  = fs.Duration("queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
 		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if *maxMsgs < 1 || *maxConc < 1 || *queueWait < 0 {
+		return fmt.Errorf("-max-messages %d, -max-concurrent %d: must be positive; -queue-wait %v: must not be negative", *maxMsgs, *maxConc, *queueWait)
 	}
 	if *sumRate <= 0 || *sumBurst < 1 {
 		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", *sumRate, *sumBurst)
@@ -214,10 +220,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Handler: NewServer(log, Config{
 			Keys: keys, Timeout: *timeout,
 			SummarizeRate: *sumRate, SummarizeBurst: *sumBurst,
+			MaxMessages: *maxMsgs, MaxConcurrent: *maxConc, QueueWait: *queueWait,
 			AllowedHosts: append(list(*hosts), addrHost(*addr)), CORSOrigins: list(*origins),
 		}, c, store, sum),
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
+		ReadTimeout:       *queueWait + 30*time.Second, // a request waiting for a slot has not read its body yet
 		WriteTimeout:      *timeout + 10*time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),

@@ -10,11 +10,13 @@ import (
 // addRoutes maps the whole API surface of the service, in one place.
 // Every /api/ route requires a tenant (see requireTenant).
 func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store, sum recap.Summarizer) {
-	auth := requireTenant(log, cfg.Keys)
+	auth := func(h http.Handler) http.Handler {
+		return limitConcurrency(log, cfg.MaxConcurrent, cfg.QueueWait)(requireTenant(log, cfg.Keys)(h))
+	}
 	limit := rateLimit(log, newTenantLimits(cfg.SummarizeRate, cfg.SummarizeBurst, cfg.Now))
-	mux.Handle("POST /api/summarize", auth(limit(handleSummarize(log, sum, cfg.Timeout))))
-	mux.Handle("POST /api/chats/{id}/payload", auth(handlePayload(log, c, cfg.Timeout)))
-	mux.Handle("POST /api/payload", auth(handlePayload(log, c, cfg.Timeout))) // the chat's id in the body
+	mux.Handle("POST /api/summarize", auth(limit(handleSummarize(log, sum, cfg.Timeout, cfg.MaxMessages))))
+	mux.Handle("POST /api/chats/{id}/payload", auth(handlePayload(log, c, cfg.Timeout, cfg.MaxMessages)))
+	mux.Handle("POST /api/payload", auth(handlePayload(log, c, cfg.Timeout, cfg.MaxMessages))) // the chat's id in the body
 	mux.Handle("GET /api/chats/{id}/summary", auth(handleGetSummary(log, st, cfg.Timeout)))
 	mux.Handle("DELETE /api/chats/{id}/summary", auth(handleDeleteSummary(log, st, cfg.Timeout)))
 	mux.Handle("GET /healthz", handleHealthz())

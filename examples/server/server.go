@@ -16,9 +16,6 @@ import (
 	"github.com/recapgo/recap"
 )
 
-// MaxBodyBytes bounds a request body: 8 MiB, a long chat with tool output.
-const MaxBodyBytes = 8 << 20
-
 // Bounds on what an error message takes from the request, so that a huge
 // field is echoed neither into the response nor into the log: a quoted
 // value is cut to maxQuote bytes, a whole message to maxError, each with
@@ -50,6 +47,12 @@ type Config struct {
 	// AllowedHosts are the Host names allowed besides the loopback ones
 	// (see checkHost); CORSOrigins the origins answered CORS (see cors).
 	AllowedHosts, CORSOrigins []string
+	// MaxMessages bounds the messages of a request (see decode).
+	MaxMessages int
+	// MaxConcurrent bounds the /api/ requests served at once; one more
+	// waits up to QueueWait for a slot, then is a 503 (see limitConcurrency).
+	MaxConcurrent int
+	QueueWait     time.Duration
 	// Now is the clock of the rate limits; nil means time.Now.
 	Now func() time.Time
 }
@@ -102,9 +105,9 @@ type errorResponse struct {
 // handleSummarize serves the seed client's endpoint: the messages to
 // summarize, the old summary first as a system message when there is one.
 // An id in the body, if any, names the chat to the summarizer.
-func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration) http.Handler {
+func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration, maxMessages int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, msgs, ok := decode(log, w, r)
+		id, msgs, ok := decode(log, w, r, maxMessages)
 		if !ok {
 			return
 		}
@@ -152,9 +155,9 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 // payload to send to the LLM. The chat is named by the path's {id}, or by
 // the body's id where the route has none; both, if different, are an
 // error.
-func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration) http.Handler {
+func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration, maxMessages int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		bodyID, msgs, ok := decode(log, w, r)
+		bodyID, msgs, ok := decode(log, w, r, maxMessages)
 		if !ok {
 			return
 		}
@@ -307,59 +310,6 @@ func handleHealthz() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 }
 
-// decode reads a {"id": ..., "messages": [...]} body, ignoring any other
-// field, and answers 4xx errors that name the offending field.
-func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request) (string, []recap.Message, bool) {
-	var req chatRequest
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
-		return "", nil, false
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	err := dec.Decode(&req)
-	if err == nil && dec.More() {
-		err = errors.New("trailing data after the JSON object")
-	}
-	var (
-		maxErr  *http.MaxBytesError
-		typeErr *json.UnmarshalTypeError
-		syntax  *json.SyntaxError
-	)
-	switch {
-	case err == nil && req.Messages == nil:
-		fail(log, w, r, http.StatusBadRequest, "messages: required")
-	case err == nil:
-		msgs := make([]recap.Message, len(req.Messages))
-		for i, m := range req.Messages {
-			if err := json.Unmarshal(m, &msgs[i]); err != nil {
-				fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", i, strings.TrimPrefix(err.Error(), "recap: ")))
-				return "", nil, false
-			}
-		}
-		return req.ID, msgs, true
-	case errors.As(err, &maxErr):
-		fail(log, w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("body: larger than %d bytes", MaxBodyBytes))
-	case errors.As(err, &typeErr):
-		fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("%s: expected %s, got JSON %s", fieldPath(typeErr), typeErr.Type, typeErr.Value))
-	case errors.As(err, &syntax):
-		fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("body: invalid JSON at byte %d: %v", syntax.Offset, err))
-	case errors.Is(err, io.EOF):
-		fail(log, w, r, http.StatusBadRequest, "body: empty")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		fail(log, w, r, http.StatusBadRequest, "body: invalid JSON: it ends too early")
-	default:
-		fail(log, w, r, http.StatusBadRequest, "body: "+strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return "", nil, false
-}
-
-func fieldPath(e *json.UnmarshalTypeError) string {
-	if e.Field == "" {
-		return "body"
-	}
-	return e.Field
-}
-
 // checkMessage validates what /api/summarize needs of a message.
 func checkMessage(m recap.Message) error {
 	switch m.Role {
@@ -373,7 +323,9 @@ func checkMessage(m recap.Message) error {
 func reply(log *slog.Logger, w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	if err := json.NewEncoder(w).Encode(v); err != nil {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // "<" stays 1 byte, not 6: the answer is at most a few times the body
+	if err := enc.Encode(v); err != nil {
 		log.Warn("write response", "err", err)
 	}
 }

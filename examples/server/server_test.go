@@ -274,6 +274,7 @@ func newHandler(t *testing.T, sum recap.Summarizer, opts ...recap.Option) (http.
 // authentication, allowing the Host of httptest.NewRequest (example.com).
 func testConfig() Config {
 	return Config{Timeout: time.Minute, SummarizeRate: DefaultSummarizeRate, SummarizeBurst: DefaultSummarizeBurst,
+		MaxMessages: DefaultMaxMessages, MaxConcurrent: DefaultMaxConcurrent, QueueWait: DefaultQueueWait,
 		AllowedHosts: []string{"example.com"}}
 }
 
