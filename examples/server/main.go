@@ -149,6 +149,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		maxMsgs    = fs.Int("max-messages", DefaultMaxMessages, "messages a request may hold")
 		maxConc    = fs.Int("max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
 		queueWait  = fs.Duration("queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
+		pgMax      = fs.Int("pg-max-conns", DefaultPGMaxConns, "PostgreSQL: connections at most")
+		pgIdle     = fs.Int("pg-max-idle-conns", DefaultPGMaxIdle, "PostgreSQL: idle connections kept at most")
+		pgIdleTime = fs.Duration("pg-conn-idle-time", DefaultPGIdleTime, "PostgreSQL: close a connection idle this long")
+		pgLife     = fs.Duration("pg-conn-lifetime", DefaultPGConnLifetime, "PostgreSQL: replace a connection this old")
 		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -202,9 +206,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		st, db, err = sqlstore.OpenPostgres(ctx, *pgDSN)
 		err = redactError(err, dsnPassword(*pgDSN))
 		where = "postgres " + redact(*pgDSN)
+		if err == nil {
+			if *pgMax < 1 || *pgIdle < 0 {
+				db.Close()
+				return fmt.Errorf("-pg-max-conns %d must be positive, -pg-max-idle-conns %d not negative", *pgMax, *pgIdle)
+			}
+			poolConfig{maxOpen: *pgMax, maxIdle: *pgIdle, idleTime: *pgIdleTime, lifetime: *pgLife}.apply(db)
+		}
 	} else {
 		st, db, err = sqlstore.OpenSQLite(ctx, *dbPath)
 		where = "sqlite " + *dbPath
+		if err == nil {
+			sqlitePool.apply(db)
+		}
 	}
 	if err != nil {
 		return err
