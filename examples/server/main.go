@@ -42,6 +42,7 @@ import (
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/internal/setup"
 	"github.com/recapgo/recap/examples/sqlstore"
+	"golang.org/x/net/netutil"
 )
 
 func main() {
@@ -121,6 +122,14 @@ func addrHost(addr string) string {
 // trusted users, where the model's fidelity to the summary matters more.
 const DefaultSummaryRole = string(recap.RoleUser)
 
+// Bounds on connections: each takes a file descriptor, and idle
+// keep-alives are closed after DefaultIdleTimeout (20,000 idle
+// keep-alives took the service down with the former 2 minutes and no cap).
+const (
+	DefaultMaxConns    = 1024 // see -max-conns; keep it under ulimit -n
+	DefaultIdleTimeout = 30 * time.Second
+)
+
 // errUsage reports bad flags, which the flag package has already printed.
 var errUsage = errors.New("usage")
 
@@ -153,6 +162,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		pgIdle     = fs.Int("pg-max-idle-conns", DefaultPGMaxIdle, "PostgreSQL: idle connections kept at most")
 		pgIdleTime = fs.Duration("pg-conn-idle-time", DefaultPGIdleTime, "PostgreSQL: close a connection idle this long")
 		pgLife     = fs.Duration("pg-conn-lifetime", DefaultPGConnLifetime, "PostgreSQL: replace a connection this old")
+		maxConns   = fs.Int("max-conns", DefaultMaxConns, "open client connections at most; more wait in the kernel's backlog")
 		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -240,13 +250,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       *queueWait + 30*time.Second, // a request waiting for a slot has not read its body yet
 		WriteTimeout:      *timeout + 10*time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       DefaultIdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if *maxConns < 1 {
+		return fmt.Errorf("-max-conns %d: must be positive", *maxConns)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
+	ln = netutil.LimitListener(ln, *maxConns)
 	log.Info("listening", "addr", ln.Addr().String(), "store", where, "summarizer", label)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -302,6 +302,10 @@ func chatID(path, body string) (string, error) {
 		return "", errors.New("id: required, in the path (/api/chats/{id}/payload) or the body")
 	case len(id) > maxChatID:
 		return "", fmt.Errorf("id: must be 1 to %d bytes", maxChatID)
+	case !utf8.ValidString(id):
+		return "", errors.New("id: must be valid UTF-8")
+	case strings.ContainsRune(id, 0):
+		return "", errors.New("id: must not contain NUL") // PostgreSQL's TEXT cannot hold it
 	}
 	return id, nil
 }
