@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/breaker"
 	"github.com/recapgo/recap/examples/internal/setup"
 	"github.com/recapgo/recap/examples/sqlstore"
 	"golang.org/x/net/netutil"
@@ -163,6 +164,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		pgIdleTime = fs.Duration("pg-conn-idle-time", DefaultPGIdleTime, "PostgreSQL: close a connection idle this long")
 		pgLife     = fs.Duration("pg-conn-lifetime", DefaultPGConnLifetime, "PostgreSQL: replace a connection this old")
 		maxConns   = fs.Int("max-conns", DefaultMaxConns, "open client connections at most; more wait in the kernel's backlog")
+		brkFails   = fs.Int("breaker-failures", breaker.DefaultThreshold, "consecutive LLM failures that stop calling it for -breaker-cooldown (the fallback serves)")
+		brkCool    = fs.Duration("breaker-cooldown", breaker.DefaultCooldown, "how long the LLM is not called once the breaker opened")
 		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -200,6 +203,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	label = redact(label)       // a base URL may hold credentials
 	sum = shieldSummarizer(sum) // errors without the provider's body
 	if fallback != nil {
+		// An LLM: stop calling it while it keeps failing.
+		if sum, err = breaker.New(sum, *brkFails, *brkCool, nil); err != nil {
+			return err
+		}
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
 	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2), recap.WithSummaryRole(recap.Role(*role)))

@@ -14,6 +14,7 @@ import (
 	sdkopenai "github.com/openai/openai-go/v3"
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/anthropic"
+	"github.com/recapgo/recap/examples/breaker"
 	"github.com/recapgo/recap/examples/openai"
 )
 
@@ -57,7 +58,7 @@ func shieldError(err error) error {
 		urlErr *url.Error
 	)
 	for _, sentinel := range []error{context.Canceled, context.DeadlineExceeded, openai.ErrTruncated, anthropic.ErrTruncated,
-		recap.ErrEmptySummary, recap.ErrSummaryTooLong, recap.ErrSummarizerPanic, errUnreachable} {
+		recap.ErrEmptySummary, recap.ErrSummaryTooLong, recap.ErrSummarizerPanic, errUnreachable, breaker.ErrOpen} {
 		if errors.Is(err, sentinel) {
 			return fmt.Errorf("summarizer: %w", sentinel)
 		}
@@ -120,8 +121,8 @@ func publicError(err error) string {
 		return st.op + " failed"
 	case errors.As(err, &up):
 		return up.Error()
-	case errors.Is(err, errBreakerOpen):
-		return errBreakerOpen.Error()
+	case errors.Is(err, breaker.ErrOpen):
+		return "summarizer: not called while it keeps failing (circuit open)"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "summarizer: timed out"
 	case errors.Is(err, recap.ErrConflict):
@@ -135,10 +136,6 @@ func publicError(err error) string {
 	}
 	return "summarizer: failed"
 }
-
-// errBreakerOpen is set by the circuit breaker (see run); declared here so
-// that publicError knows it without importing the breaker's package.
-var errBreakerOpen = errors.New("summarizer: circuit open, not called")
 
 // passwordKV matches a password in a key=value DSN.
 var passwordKV = regexp.MustCompile(`(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,5 +98,27 @@ func TestStartupRedacts(t *testing.T) {
 		func(string) string { return "" }, io.Discard, &stderr)
 	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(stderr.String(), "hunter2") {
 		t.Errorf("startup on an unreachable PostgreSQL: %v\n%s", err, stderr.String())
+	}
+}
+
+// TestBreakerServesFallback: after -breaker-failures failures of the LLM,
+// it is not called for the cool-down: the fallback serves at once.
+func TestBreakerServesFallback(t *testing.T) {
+	llm := apitest.New(t, "/chat/completions", apitest.Response{Status: 500, Body: "{}"})
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
+	base := startServer(t, env, "-trigger", "100", "-breaker-failures", "2", "-breaker-cooldown", "1h")
+	for i := range 5 {
+		status, out := post(t, base+"/api/chats/c"+strconv.Itoa(i)+"/payload", chatJSON(t, 8))
+		if status != 200 || out["summarized"] != true {
+			t.Fatalf("request %d: %d %v", i, status, out)
+		}
+		if i >= 2 && !strings.Contains(fmt.Sprint(out["warning"]), "circuit open") {
+			t.Errorf("request %d: warning %v, want the circuit open", i, out["warning"])
+		}
+	}
+	calls := llm.Requests.Load()
+	// Two failed summarizations, each tried by the SDK with its retries.
+	if status, _ := post(t, base+"/api/chats/more/payload", chatJSON(t, 8)); status != 200 || llm.Requests.Load() != calls {
+		t.Errorf("the LLM was called while the breaker was open: %d calls, then %d", calls, llm.Requests.Load())
 	}
 }
