@@ -3,7 +3,14 @@
 //	POST /api/summarize            {"messages": [...]}        → {"summary": "..."}
 //	POST /api/chats/{id}/payload   {"messages": [...]}        → {"payload": [...], "summary": {...}, "boundary": "...", ...}
 //	POST /api/payload              {"id": ..., "messages": [...]}  → the same
+//	GET    /api/chats/{id}/summary                            → {"summary": {...}} or 404
+//	DELETE /api/chats/{id}/summary                            → 204
 //	GET  /healthz
+//
+// Every /api/ route needs "Authorization: Bearer KEY" with a key of the
+// -api-keys file, and sees only the chats of the key's tenant (see
+// storeKey); -insecure-no-auth serves one tenant without keys, on a
+// loopback address only.
 //
 // /api/summarize is the seed client's endpoint (the messages to summarize,
 // the old summary first as a system message); the payload routes run the
