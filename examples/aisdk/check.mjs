@@ -63,7 +63,7 @@ function cliPayload(bin, file) {
 // startServer starts the server on a free port of 127.0.0.1 and returns its
 // base URL, read from its "listening" log line, and a stop function.
 async function startServer(bin) {
-  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-db', join(tmp, 'recap.db'), ...FLAGS], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-insecure-no-auth', '-db', join(tmp, 'recap.db'), ...FLAGS], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const base = await new Promise((resolve, reject) => {
     child.stderr.setEncoding('utf8');

@@ -3,7 +3,14 @@
 //	POST /api/summarize            {"messages": [...]}        → {"summary": "..."}
 //	POST /api/chats/{id}/payload   {"messages": [...]}        → {"payload": [...], "summary": {...}, "boundary": "...", ...}
 //	POST /api/payload              {"id": ..., "messages": [...]}  → the same
+//	GET    /api/chats/{id}/summary                            → {"summary": {...}} or 404
+//	DELETE /api/chats/{id}/summary                            → 204
 //	GET  /healthz
+//
+// Every /api/ route needs "Authorization: Bearer KEY" with a key of the
+// -api-keys file, and sees only the chats of the key's tenant (see
+// storeKey); -insecure-no-auth serves one tenant without keys, on a
+// loopback address only.
 //
 // /api/summarize is the seed client's endpoint (the messages to summarize,
 // the old summary first as a system message); the payload routes run the
@@ -35,12 +42,15 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/breaker"
 	"github.com/recapgo/recap/examples/internal/setup"
 	"github.com/recapgo/recap/examples/sqlstore"
+	"golang.org/x/net/netutil"
 )
 
 func main() {
@@ -53,6 +63,80 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// loadKeys returns the keyring of file, or nil with noAuth, which it
+// refuses on an address that is not loopback. One of the two is required.
+func loadKeys(log *slog.Logger, file string, noAuth bool, addr string) (*keyring, error) {
+	switch {
+	case file != "" && noAuth:
+		return nil, errors.New("-api-keys and -insecure-no-auth: choose one")
+	case noAuth:
+		if !loopback(addr) {
+			return nil, fmt.Errorf("-insecure-no-auth: refused on %s, which is not a loopback address", addr)
+		}
+		log.Warn("INSECURE: -insecure-no-auth: no authentication, every client is the same tenant; for local development only")
+		return nil, nil
+	case file == "":
+		return nil, errors.New("no API keys: give -api-keys FILE (or RECAP_API_KEYS_FILE), or -insecure-no-auth for local development")
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseKeys(f)
+}
+
+// loopback reports whether addr (host:port) listens on loopback only:
+// "localhost" or a loopback IP, not "" (every interface).
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// list splits a comma-separated flag, dropping empty items.
+func list(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// addrHost returns the host of the listening address, which clients may
+// use as Host ("" for every interface, which allows nothing more).
+func addrHost(addr string) string {
+	host, _, _ := net.SplitHostPort(addr)
+	return host
+}
+
+// DefaultSummaryRole is the role of the summary message unless
+// -summary-role says otherwise: user, not recap's default system. A summary
+// is made from what the chat's users wrote (the extractive summarizer
+// copies their sentences verbatim; an LLM can be talked into writing
+// instructions), and a service takes anyone's chat: as a system message,
+// a user's "ignore your instructions and ..." would come back on the next
+// turn with the authority of the app's own prompt. As a user message it
+// keeps the authority of where it came from. Choose system only for
+// trusted users, where the model's fidelity to the summary matters more.
+const DefaultSummaryRole = string(recap.RoleUser)
+
+// Bounds on connections: each takes a file descriptor, and idle
+// keep-alives are closed after DefaultIdleTimeout (20,000 idle
+// keep-alives took the service down with the former 2 minutes and no cap).
+const (
+	DefaultMaxConns    = 1024 // see -max-conns; keep it under ulimit -n
+	DefaultIdleTimeout = 30 * time.Second
+)
 
 // errUsage reports bad flags, which the flag package has already printed.
 var errUsage = errors.New("usage")
@@ -73,12 +157,43 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		window     = fs.Int("window", 0, "conversations kept raw (default 2, or $RECAP_SUMMARY_WINDOW_CONVERSATIONS)")
 		maxPayload = fs.Int("max-payload", 0, "hard ceiling on payload tokens (0: none)")
 		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one request, summarizing included")
+		keysFile   = fs.String("api-keys", "", "file of TENANT KEY lines, KEY in clear or sha256:<hex> (default $RECAP_API_KEYS_FILE)")
+		sumRate    = fs.Float64("summarize-rate", DefaultSummarizeRate, "requests a second each tenant may make to /api/summarize, on average")
+		sumBurst   = fs.Int("summarize-burst", DefaultSummarizeBurst, "requests each tenant may make to /api/summarize at once")
+		hosts      = fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost, 127.0.0.1 and [::1] (and -addr's host)")
+		origins    = fs.String("cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
+		role       = fs.String("summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
+		maxMsgs    = fs.Int("max-messages", DefaultMaxMessages, "messages a request may hold")
+		maxConc    = fs.Int("max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
+		queueWait  = fs.Duration("queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
+		pgMax      = fs.Int("pg-max-conns", DefaultPGMaxConns, "PostgreSQL: connections at most")
+		pgIdle     = fs.Int("pg-max-idle-conns", DefaultPGMaxIdle, "PostgreSQL: idle connections kept at most")
+		pgIdleTime = fs.Duration("pg-conn-idle-time", DefaultPGIdleTime, "PostgreSQL: close a connection idle this long")
+		pgLife     = fs.Duration("pg-conn-lifetime", DefaultPGConnLifetime, "PostgreSQL: replace a connection this old")
+		maxConns   = fs.Int("max-conns", DefaultMaxConns, "open client connections at most; more wait in the kernel's backlog")
+		brkFails   = fs.Int("breaker-failures", breaker.DefaultThreshold, "consecutive LLM failures that stop calling it for -breaker-cooldown (the fallback serves)")
+		brkCool    = fs.Duration("breaker-cooldown", breaker.DefaultCooldown, "how long the LLM is not called once the breaker opened")
+		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	if *maxMsgs < 1 || *maxConc < 1 || *queueWait < 0 {
+		return fmt.Errorf("-max-messages %d, -max-concurrent %d: must be positive; -queue-wait %v: must not be negative", *maxMsgs, *maxConc, *queueWait)
+	}
+	if *sumRate <= 0 || *sumBurst < 1 {
+		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", *sumRate, *sumBurst)
+	}
 	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	if *keysFile == "" {
+		*keysFile = getenv("RECAP_API_KEYS_FILE")
+	}
+	keys, err := loadKeys(log, *keysFile, *noAuth, *addr)
+	if err != nil {
+		return err
+	}
 
 	opts, budget, err := setup.Options(lookup, []string{"RECAP_"}, fs, trigger, window)
 	if err != nil {
@@ -92,10 +207,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	label = redact(label)       // a base URL may hold credentials
+	sum = shieldSummarizer(sum) // errors without the provider's body
 	if fallback != nil {
+		// An LLM: stop calling it while it keeps failing.
+		if sum, err = breaker.New(sum, *brkFails, *brkCool, nil); err != nil {
+			return err
+		}
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
-	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2))
+	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2), recap.WithSummaryRole(recap.Role(*role)))
 
 	if *pgDSN == "" {
 		*pgDSN = getenv("RECAP_POSTGRES_DSN")
@@ -107,32 +228,53 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	)
 	if *pgDSN != "" {
 		st, db, err = sqlstore.OpenPostgres(ctx, *pgDSN)
-		where = "postgres"
+		err = redactError(err, dsnPassword(*pgDSN))
+		where = "postgres " + redact(*pgDSN)
+		if err == nil {
+			if *pgMax < 1 || *pgIdle < 0 {
+				db.Close()
+				return fmt.Errorf("-pg-max-conns %d must be positive, -pg-max-idle-conns %d not negative", *pgMax, *pgIdle)
+			}
+			poolConfig{maxOpen: *pgMax, maxIdle: *pgIdle, idleTime: *pgIdleTime, lifetime: *pgLife}.apply(db)
+		}
 	} else {
 		st, db, err = sqlstore.OpenSQLite(ctx, *dbPath)
 		where = "sqlite " + *dbPath
+		if err == nil {
+			sqlitePool.apply(db)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	c, err := recap.New(sum, st, opts...)
+	store := markedStore{st}
+	c, err := recap.New(sum, store, opts...)
 	if err != nil {
 		return err
 	}
 
 	srv := &http.Server{
-		Handler:           NewServer(log, c, sum, *timeout),
+		Handler: NewServer(log, Config{
+			Keys: keys, Timeout: *timeout,
+			SummarizeRate: *sumRate, SummarizeBurst: *sumBurst,
+			MaxMessages: *maxMsgs, MaxConcurrent: *maxConc, QueueWait: *queueWait,
+			AllowedHosts: append(list(*hosts), addrHost(*addr)), CORSOrigins: list(*origins),
+		}, c, store, sum),
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
+		ReadTimeout:       *queueWait + 30*time.Second, // a request waiting for a slot has not read its body yet
 		WriteTimeout:      *timeout + 10*time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       DefaultIdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if *maxConns < 1 {
+		return fmt.Errorf("-max-conns %d: must be positive", *maxConns)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
+	ln = netutil.LimitListener(ln, *maxConns)
 	log.Info("listening", "addr", ln.Addr().String(), "store", where, "summarizer", label)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -3,15 +3,21 @@ package main
 import (
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/recapgo/recap"
 )
 
 // addRoutes maps the whole API surface of the service, in one place.
-func addRoutes(mux *http.ServeMux, log *slog.Logger, c *recap.Compressor, sum recap.Summarizer, timeout time.Duration) {
-	mux.Handle("POST /api/summarize", handleSummarize(log, sum, timeout))
-	mux.Handle("POST /api/chats/{id}/payload", handlePayload(log, c, timeout))
-	mux.Handle("POST /api/payload", handlePayload(log, c, timeout)) // the chat's id in the body
+// Every /api/ route requires a tenant (see requireTenant).
+func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store, sum recap.Summarizer) {
+	auth := func(h http.Handler) http.Handler {
+		return limitConcurrency(log, cfg.MaxConcurrent, cfg.QueueWait)(requireTenant(log, cfg.Keys)(h))
+	}
+	limit := rateLimit(log, newTenantLimits(cfg.SummarizeRate, cfg.SummarizeBurst, cfg.Now))
+	mux.Handle("POST /api/summarize", auth(limit(handleSummarize(log, sum, cfg.Timeout, cfg.MaxMessages))))
+	mux.Handle("POST /api/chats/{id}/payload", auth(handlePayload(log, c, cfg.Timeout, cfg.MaxMessages)))
+	mux.Handle("POST /api/payload", auth(handlePayload(log, c, cfg.Timeout, cfg.MaxMessages))) // the chat's id in the body
+	mux.Handle("GET /api/chats/{id}/summary", auth(handleGetSummary(log, st, cfg.Timeout)))
+	mux.Handle("DELETE /api/chats/{id}/summary", auth(handleDeleteSummary(log, st, cfg.Timeout)))
 	mux.Handle("GET /healthz", handleHealthz())
 }

@@ -16,9 +16,6 @@ import (
 	"github.com/recapgo/recap"
 )
 
-// MaxBodyBytes bounds a request body: 8 MiB, a long chat with tool output.
-const MaxBodyBytes = 8 << 20
-
 // Bounds on what an error message takes from the request, so that a huge
 // field is echoed neither into the response nor into the log: a quoted
 // value is cut to maxQuote bytes, a whole message to maxError, each with
@@ -36,15 +33,43 @@ const maxChatID = 200
 // and the metrics of a proxy do, and it is not a server error.
 const statusClientGone = 499
 
+// Config is what NewServer needs besides its collaborators.
+type Config struct {
+	// Keys are the API keys and their tenants; nil serves every request
+	// as one tenant, without authentication (-insecure-no-auth).
+	Keys *keyring
+	// Timeout bounds each request's summarizing and store calls.
+	Timeout time.Duration
+	// SummarizeRate and SummarizeBurst are each tenant's rate limit on
+	// /api/summarize: requests a second, and the bucket's size.
+	SummarizeRate  float64
+	SummarizeBurst int
+	// AllowedHosts are the Host names allowed besides the loopback ones
+	// (see checkHost); CORSOrigins the origins answered CORS (see cors).
+	AllowedHosts, CORSOrigins []string
+	// MaxMessages bounds the messages of a request (see decode).
+	MaxMessages int
+	// MaxConcurrent bounds the /api/ requests served at once; one more
+	// waits up to QueueWait for a slot, then is a 503 (see limitConcurrency).
+	MaxConcurrent int
+	QueueWait     time.Duration
+	// Now is the clock of the rate limits; nil means time.Now.
+	Now func() time.Time
+}
+
 // NewServer returns the service's HTTP handler: the routes of routes.go.
-// c compresses chats for the payload routes, sum serves /api/summarize,
-// and timeout bounds each request's summarizing and store calls. Rejected
-// requests and clients gone are logged to log at Info, failures at Warn or
-// Error.
-func NewServer(log *slog.Logger, c *recap.Compressor, sum recap.Summarizer, timeout time.Duration) http.Handler {
+// c compresses chats for the payload routes and st is its Store (for the
+// summary routes), sum serves /api/summarize. Every /api/ route
+// authenticates its client and scopes its chats to the client's tenant
+// (see storeKey). Rejected requests and clients gone are logged to log at
+// Info, failures at Warn or Error.
+func NewServer(log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store, sum recap.Summarizer) http.Handler {
 	mux := http.NewServeMux()
-	addRoutes(mux, log, c, sum, timeout)
-	return mux
+	addRoutes(mux, log, cfg, c, st, sum)
+	var h http.Handler = mux
+	h = cors(log, cfg.CORSOrigins)(h)
+	h = checkHost(log, cfg.AllowedHosts)(h)
+	return h
 }
 
 // chatRequest is the body of every route: the AI SDK's DefaultChatTransport
@@ -80,9 +105,9 @@ type errorResponse struct {
 // handleSummarize serves the seed client's endpoint: the messages to
 // summarize, the old summary first as a system message when there is one.
 // An id in the body, if any, names the chat to the summarizer.
-func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration) http.Handler {
+func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration, maxMessages int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, msgs, ok := decode(log, w, r)
+		id, msgs, ok := decode(log, w, r, maxMessages)
 		if !ok {
 			return
 		}
@@ -100,7 +125,7 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 				return
 			}
 		}
-		sr := recap.SummarizeRequest{ChatID: id, Messages: msgs}
+		sr := recap.SummarizeRequest{ChatID: storeKey(tenantFrom(r.Context()), id), Messages: msgs}
 		if msgs[0].Role == recap.RoleSystem {
 			sr.Previous, sr.Messages = msgs[0].Text(), msgs[1:]
 		}
@@ -119,7 +144,7 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 			clientGone(log, w, r, err)
 		case err != nil:
 			log.Warn("summarize failed", "err", err)
-			fail(log, w, r, http.StatusBadGateway, "summarizer: "+err.Error())
+			fail(log, w, r, http.StatusBadGateway, publicError(err))
 		default:
 			reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
 		}
@@ -130,9 +155,9 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 // payload to send to the LLM. The chat is named by the path's {id}, or by
 // the body's id where the route has none; both, if different, are an
 // error.
-func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration) http.Handler {
+func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration, maxMessages int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		bodyID, msgs, ok := decode(log, w, r)
+		bodyID, msgs, ok := decode(log, w, r, maxMessages)
 		if !ok {
 			return
 		}
@@ -143,7 +168,7 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration)
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
-		res, err := c.Compress(ctx, id, msgs)
+		res, err := c.Compress(ctx, storeKey(tenantFrom(r.Context()), id), msgs)
 		var me *recap.MessageError
 		switch {
 		case err != nil && r.Context().Err() != nil:
@@ -177,9 +202,89 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration)
 			out.Dropped = append(out.Dropped, m.ID)
 		}
 		if res.Err != nil {
-			out.Warning = res.Err.Error()
+			out.Warning = publicError(res.Err)
+			if res.Fallback {
+				out.Warning += " (the fallback summarized)"
+			}
 		}
 		reply(log, w, http.StatusOK, out)
+	})
+}
+
+// summaryResponse is the answer of GET /api/chats/{id}/summary.
+type summaryResponse struct {
+	Summary recap.Summary `json:"summary"`
+}
+
+// handleGetSummary answers the summary the Store holds for the tenant's
+// chat, or 404 if there is none. Only the tenant's own chats are visible:
+// another tenant's chat of the same ID is a different key.
+func handleGetSummary(log *slog.Logger, st recap.Store, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := chatID(r.PathValue("id"), "")
+		if err != nil {
+			fail(log, w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		sum, err := st.Load(ctx, storeKey(tenantFrom(r.Context()), id))
+		switch {
+		case err != nil && r.Context().Err() != nil:
+			clientGone(log, w, r, err)
+		case err != nil:
+			log.Error("load summary failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
+			fail(log, w, r, http.StatusServiceUnavailable, "store unavailable")
+		case sum.IsZero():
+			fail(log, w, r, http.StatusNotFound, "no summary for this chat")
+		default:
+			reply(log, w, http.StatusOK, summaryResponse{Summary: sum})
+		}
+	})
+}
+
+// deleteAttempts bounds how often DELETE retries a compare-and-swap lost
+// to a concurrent summarization.
+const deleteAttempts = 5
+
+// handleDeleteSummary erases the tenant's chat's summary, for a user who
+// asks for their data to be erased: a compare-and-swap from what the Store
+// holds to the zero Summary, retried if a summarization saved in between.
+// It answers 204 whether or not there was a summary. A background
+// summarization already scheduled for the chat still holds the history it
+// was given and may save a new summary from it; delete again after it ran
+// (or after the service drained) for a guarantee.
+func handleDeleteSummary(log *slog.Logger, st recap.Store, timeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := chatID(r.PathValue("id"), "")
+		if err != nil {
+			fail(log, w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		key := storeKey(tenantFrom(r.Context()), id)
+		for attempt := 1; ; attempt++ {
+			prev, err := st.Load(ctx, key)
+			if err == nil && !prev.IsZero() {
+				err = st.Save(ctx, key, prev, recap.Summary{})
+			}
+			switch {
+			case err == nil:
+				w.WriteHeader(http.StatusNoContent)
+				return
+			case errors.Is(err, recap.ErrConflict) && attempt < deleteAttempts:
+				continue
+			case r.Context().Err() != nil:
+				clientGone(log, w, r, err)
+			case errors.Is(err, recap.ErrConflict):
+				fail(log, w, r, http.StatusConflict, "the summary keeps changing: try again")
+			default:
+				log.Error("delete summary failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
+				fail(log, w, r, http.StatusServiceUnavailable, "store unavailable")
+			}
+			return
+		}
 	})
 }
 
@@ -197,65 +302,16 @@ func chatID(path, body string) (string, error) {
 		return "", errors.New("id: required, in the path (/api/chats/{id}/payload) or the body")
 	case len(id) > maxChatID:
 		return "", fmt.Errorf("id: must be 1 to %d bytes", maxChatID)
+	case !utf8.ValidString(id):
+		return "", errors.New("id: must be valid UTF-8")
+	case strings.ContainsRune(id, 0):
+		return "", errors.New("id: must not contain NUL") // PostgreSQL's TEXT cannot hold it
 	}
 	return id, nil
 }
 
 func handleHealthz() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
-}
-
-// decode reads a {"id": ..., "messages": [...]} body, ignoring any other
-// field, and answers 4xx errors that name the offending field.
-func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request) (string, []recap.Message, bool) {
-	var req chatRequest
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
-		return "", nil, false
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	err := dec.Decode(&req)
-	if err == nil && dec.More() {
-		err = errors.New("trailing data after the JSON object")
-	}
-	var (
-		maxErr  *http.MaxBytesError
-		typeErr *json.UnmarshalTypeError
-		syntax  *json.SyntaxError
-	)
-	switch {
-	case err == nil && req.Messages == nil:
-		fail(log, w, r, http.StatusBadRequest, "messages: required")
-	case err == nil:
-		msgs := make([]recap.Message, len(req.Messages))
-		for i, m := range req.Messages {
-			if err := json.Unmarshal(m, &msgs[i]); err != nil {
-				fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", i, strings.TrimPrefix(err.Error(), "recap: ")))
-				return "", nil, false
-			}
-		}
-		return req.ID, msgs, true
-	case errors.As(err, &maxErr):
-		fail(log, w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("body: larger than %d bytes", MaxBodyBytes))
-	case errors.As(err, &typeErr):
-		fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("%s: expected %s, got JSON %s", fieldPath(typeErr), typeErr.Type, typeErr.Value))
-	case errors.As(err, &syntax):
-		fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("body: invalid JSON at byte %d: %v", syntax.Offset, err))
-	case errors.Is(err, io.EOF):
-		fail(log, w, r, http.StatusBadRequest, "body: empty")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		fail(log, w, r, http.StatusBadRequest, "body: invalid JSON: it ends too early")
-	default:
-		fail(log, w, r, http.StatusBadRequest, "body: "+strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return "", nil, false
-}
-
-func fieldPath(e *json.UnmarshalTypeError) string {
-	if e.Field == "" {
-		return "body"
-	}
-	return e.Field
 }
 
 // checkMessage validates what /api/summarize needs of a message.
@@ -271,7 +327,9 @@ func checkMessage(m recap.Message) error {
 func reply(log *slog.Logger, w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	if err := json.NewEncoder(w).Encode(v); err != nil {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // "<" stays 1 byte, not 6: the answer is at most a few times the body
+	if err := enc.Encode(v); err != nil {
 		log.Warn("write response", "err", err)
 	}
 }

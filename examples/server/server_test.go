@@ -26,10 +26,21 @@ import (
 // shuts down when the test ends, and the test checks that it exits cleanly.
 func startServer(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
+	return startServerLogs(t, env, &logWriter{addr: make(chan string, 1)}, args...)
+}
+
+// startServerLogs is startServer logging to logs.
+func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	logs := &logWriter{addr: make(chan string, 1)}
 	done := make(chan error, 1)
-	args = append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db")}, args...)
+	auth := []string{"-insecure-no-auth"}
+	for _, a := range args {
+		if a == "-api-keys" {
+			auth = nil
+		}
+	}
+	args = append(append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db")}, auth...), args...)
 	getenv := func(k string) string { return env[k] }
 	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
 	var base string
@@ -116,7 +127,7 @@ func TestPayloadEndToEnd(t *testing.T) {
 		t.Fatalf("first payload: %d %v", status, out)
 	}
 	payload := out["payload"].([]any)
-	if first := payload[0].(map[string]any); first["id"] != recap.SummaryIDPrefix+"a7" || first["role"] != "system" || len(payload) != 4 {
+	if first := payload[0].(map[string]any); first["id"] != recap.SummaryIDPrefix+"a7" || first["role"] != "user" || len(payload) != 4 {
 		t.Fatalf("payload %v", payload)
 	}
 	// The next turn continues from the stored boundary: the summary and
@@ -230,7 +241,7 @@ func TestBadFlags(t *testing.T) {
 		}
 		return ""
 	}
-	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard)
+	err := run(context.Background(), []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "RECAP_SUMMARY_TRIGGER_TOKENS") {
 		t.Errorf("bad env: %v, want an error naming the variable", err)
 	}
@@ -256,6 +267,20 @@ func TestPostgresBackend(t *testing.T) {
 // extractive summarizer unless sum is given, and the buffer it logs to.
 func newHandler(t *testing.T, sum recap.Summarizer, opts ...recap.Option) (http.Handler, *logWriter) {
 	t.Helper()
+	return newHandlerConfig(t, sum, testConfig(), opts...)
+}
+
+// testConfig returns the Config of the flags' defaults, without
+// authentication, allowing the Host of httptest.NewRequest (example.com).
+func testConfig() Config {
+	return Config{Timeout: time.Minute, SummarizeRate: DefaultSummarizeRate, SummarizeBurst: DefaultSummarizeBurst,
+		MaxMessages: DefaultMaxMessages, MaxConcurrent: DefaultMaxConcurrent, QueueWait: DefaultQueueWait,
+		AllowedHosts: []string{"example.com"}}
+}
+
+// newHandlerConfig is newHandler with cfg.
+func newHandlerConfig(t *testing.T, sum recap.Summarizer, cfg Config, opts ...recap.Option) (http.Handler, *logWriter) {
+	t.Helper()
 	if sum == nil {
 		counter, err := recap.NewTiktokenCounter(recap.O200kBase)
 		if err != nil {
@@ -266,13 +291,17 @@ func newHandler(t *testing.T, sum recap.Summarizer, opts ...recap.Option) (http.
 			t.Fatal(err)
 		}
 	}
-	c, err := recap.New(sum, recap.NewMemoryStore(), opts...)
+	logs := &logWriter{addr: make(chan string, 1)}
+	st := recap.NewMemoryStore()
+	c, err := recap.New(sum, st, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logWriter{addr: make(chan string, 1)}
-	return NewServer(slog.New(slog.NewTextHandler(logs, nil)), c, sum, time.Minute), logs
+	return NewServer(newTestLogger(logs), cfg, c, st, sum), logs
 }
+
+// newTestLogger returns a logger like the server's, writing to w.
+func newTestLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
 
 // serve sends one request to h and returns the recorded response.
 func serve(h http.Handler, ctx context.Context, path, body string) *httptest.ResponseRecorder {

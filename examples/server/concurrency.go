@@ -1,0 +1,45 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Defaults of the concurrency bound (see limitConcurrency).
+const (
+	DefaultMaxConcurrent = 4               // see -max-concurrent; TestMemoryBound measures what each costs
+	DefaultQueueWait     = 2 * time.Second // see -queue-wait
+)
+
+// limitConcurrency serves at most n requests at once. A request beyond
+// waits for a slot up to wait, without reading its body, then is answered
+// 503 with Retry-After: 1. A client that leaves while waiting frees
+// nothing, since it held nothing.
+func limitConcurrency(log *slog.Logger, n int, wait time.Duration) func(http.Handler) http.Handler {
+	sem := make(chan struct{}, n)
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case sem <- struct{}{}:
+			default:
+				t := time.NewTimer(wait)
+				select {
+				case sem <- struct{}{}:
+					t.Stop()
+				case <-t.C:
+					w.Header().Set("Retry-After", strconv.Itoa(1))
+					fail(log, w, r, http.StatusServiceUnavailable, "busy: too many requests at once, retry later")
+					return
+				case <-r.Context().Done():
+					t.Stop()
+					clientGone(log, w, r, r.Context().Err())
+					return
+				}
+			}
+			defer func() { <-sem }()
+			next.ServeHTTP(w, r)
+		})
+	}
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/recapgo/recap"
+)
+
+// Bounds on a request, which with DefaultMaxConcurrent bound the memory
+// the service takes (see TestMemoryBound and the README):
+//
+//   - MaxBodyBytes: 8 MiB, a long chat with tool output;
+//   - DefaultMaxMessages messages (-max-messages);
+//   - valuesPerMessage shallow JSON values per message on average (see
+//     shallowValues): what recap decodes into structures of its own, parts
+//     and members, about 200 bytes each, where 8 MiB of "{}," parts would
+//     otherwise cost 550 MiB.
+const (
+	MaxBodyBytes       = 8 << 20
+	DefaultMaxMessages = 1000
+	valuesPerMessage   = 32
+)
+
+// decode reads a {"id": ..., "messages": [...]} body, ignoring any other
+// field, and answers 4xx errors that name the offending field. It decodes
+// the messages one by one as they stream in, so that it never holds more
+// than the body's bytes plus the messages decoded, and refuses a body of
+// more than maxMessages messages, or of more than valuesPerMessage ×
+// maxMessages shallow values, before decoding the message that breaks
+// the bound.
+func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessages int) (string, []recap.Message, bool) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
+		return "", nil, false
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	id, msgs, status, msg := decodeBody(dec, maxMessages)
+	if status != 0 {
+		fail(log, w, r, status, msg)
+		return "", nil, false
+	}
+	return id, msgs, true
+}
+
+// decodeBody does decode's work on dec; a non-zero status is a failure.
+func decodeBody(dec *json.Decoder, maxMessages int) (id string, msgs []recap.Message, status int, msg string) {
+	bad := func(format string, args ...any) (string, []recap.Message, int, string) {
+		return "", nil, http.StatusBadRequest, fmt.Sprintf(format, args...)
+	}
+	tok, err := dec.Token()
+	if err == io.EOF {
+		return "", nil, http.StatusBadRequest, "body: empty"
+	}
+	if err != nil {
+		return readError(err)
+	}
+	if tok != json.Delim('{') {
+		return bad("body: expected a JSON object, got %s", kind(tok))
+	}
+	budget := valuesPerMessage * maxMessages
+	found := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return readError(err)
+		}
+		switch tok {
+		case "id":
+			if err := dec.Decode(&id); err != nil {
+				var typeErr *json.UnmarshalTypeError
+				if errors.As(err, &typeErr) {
+					return bad("id: expected string, got JSON %s", typeErr.Value)
+				}
+				return readError(err)
+			}
+		case "messages":
+			found, msgs = true, nil
+			tok, err := dec.Token()
+			if err != nil {
+				return readError(err)
+			}
+			if tok == nil {
+				found = false
+				continue
+			}
+			if tok != json.Delim('[') {
+				return bad("messages: expected []recap.Message, got JSON %s", kind(tok))
+			}
+			for i := 0; dec.More(); i++ {
+				if i == maxMessages {
+					return bad("messages: more than %d", maxMessages)
+				}
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return readError(err)
+				}
+				if budget -= shallowValues(raw); budget < 0 {
+					return bad("messages[%d]: more than %d parts and members in all (%d a message on average)", i, valuesPerMessage*maxMessages, valuesPerMessage)
+				}
+				var m recap.Message
+				if err := json.Unmarshal(raw, &m); err != nil {
+					return bad("messages[%d]: %s", i, strings.TrimPrefix(err.Error(), "recap: "))
+				}
+				msgs = append(msgs, m)
+			}
+			if _, err := dec.Token(); err != nil { // ]
+				return readError(err)
+			}
+			if msgs == nil {
+				msgs = []recap.Message{}
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return readError(err)
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // }
+		return readError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return bad("body: trailing data after the JSON object")
+	}
+	if !found {
+		return bad("messages: required")
+	}
+	return id, msgs, 0, ""
+}
+
+// readError maps an error reading the body to its answer.
+func readError(err error) (string, []recap.Message, int, string) {
+	var (
+		maxErr *http.MaxBytesError
+		syntax *json.SyntaxError
+	)
+	switch {
+	case errors.As(err, &maxErr):
+		return "", nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("body: larger than %d bytes", MaxBodyBytes)
+	case errors.As(err, &syntax):
+		return "", nil, http.StatusBadRequest, fmt.Sprintf("body: invalid JSON at byte %d: %v", syntax.Offset, err)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "", nil, http.StatusBadRequest, "body: invalid JSON: it ends too early"
+	}
+	return "", nil, http.StatusBadRequest, "body: " + strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// kind names the JSON kind of a token.
+func kind(tok json.Token) string {
+	switch tok.(type) {
+	case json.Delim:
+		if tok == json.Delim('[') {
+			return "array"
+		}
+		return "object"
+	case string:
+		return "string"
+	case float64, json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	}
+	return "null"
+}
+
+// shallowValues counts, in the JSON of one message, the objects, arrays
+// and members at most three levels deep: the message's members, its parts
+// (or OpenAI tool calls and content blocks) and their members, which recap
+// decodes into structures of their own. Deeper values (a tool's input or
+// output) stay raw bytes and cost only their size. It reads the bytes
+// once and allocates nothing.
+func shallowValues(raw []byte) int {
+	depth, n := 0, 0
+	inString, escaped := false, false
+	for _, c := range raw {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth <= 3 {
+				n++
+			}
+		case '}', ']':
+			depth--
+		case ':':
+			if depth <= 3 {
+				n++
+			}
+		}
+	}
+	return n
+}
