@@ -52,4 +52,3 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-replace github.com/recapgo/recap => ../
