@@ -8,7 +8,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 	"github.com/recapgo/recap/internal/bpe"
 )
 
@@ -27,8 +26,9 @@ type TokenCounterFunc func(text string) int
 func (f TokenCounterFunc) CountTokens(text string) int { return f(text) }
 
 // Encodings that [NewTiktokenCounter] accepts. Their vocabularies are
-// embedded in the binary (github.com/pkoukk/tiktoken-go-loader): recap never
-// downloads or caches a BPE file.
+// embedded in the binary, as rank tables generated from the .tiktoken files
+// of github.com/pkoukk/tiktoken-go-loader: recap never downloads or caches
+// a BPE file.
 const (
 	O200kBase  = "o200k_base"  // GPT-4o, GPT-4.1, GPT-5, o-series
 	Cl100kBase = "cl100k_base" // GPT-4, GPT-3.5, text-embedding-3
@@ -42,21 +42,22 @@ var ErrUnknownEncoding = errors.New("recap: unknown encoding")
 
 // encodingSpec is what builds one encoding.
 type encodingSpec struct {
-	file    string      // name of the embedded .tiktoken file
+	file    string      // the .tiktoken file its rank table is generated from
 	pattern bpe.Pattern // its pre-tokenizer
 
-	once  sync.Once      // guards ranks, enc and err
-	ranks map[string]int // the vocabulary, loaded on first use
-	enc   *bpe.Encoder   // tiktoken's encoder
+	once  sync.Once    // guards ranks, enc and err
+	ranks *bpe.Table   // the vocabulary, read in place on first use
+	enc   *bpe.Encoder // tiktoken's encoder
 	err   error
 
 	jsOnce sync.Once    // guards js
 	js     *bpe.Encoder // gpt-tokenizer's encoder, built on first use
 }
 
-// The encoders are built lazily, once per process, because loading a
-// vocabulary takes about 100 ms and tens of MiB; after that they are
-// immutable and shared.
+// The encoders are built lazily, once per process; after that they are
+// immutable and shared. Building one costs a microsecond or so: the rank
+// tables are read in place from the binary, whose pages the first counts
+// bring in.
 var encodings = map[string]*encodingSpec{
 	O200kBase:  {file: "o200k_base.tiktoken", pattern: bpe.O200k},
 	Cl100kBase: {file: "cl100k_base.tiktoken", pattern: bpe.Cl100k},
@@ -64,12 +65,14 @@ var encodings = map[string]*encodingSpec{
 	R50kBase:   {file: "r50k_base.tiktoken", pattern: bpe.R50k},
 }
 
-// load builds the encoder on first use, from the vocabulary embedded in the
-// binary by tiktoken-go-loader. recap never calls tiktoken-go's global
-// SetBpeLoader or GetEncoding, and never downloads or caches a file.
+// load builds the encoder on first use, from the rank table embedded in the
+// binary (internal/bpe generates it from tiktoken-go-loader's file, and
+// tests that it holds exactly the loader's ranks). recap never calls
+// tiktoken-go's global SetBpeLoader or GetEncoding, and never downloads or
+// caches a file.
 func (e *encodingSpec) load() (*bpe.Encoder, error) {
 	e.once.Do(func() {
-		ranks, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe(e.file)
+		ranks, err := bpe.Vocabulary(e.file)
 		if err != nil {
 			e.err = fmt.Errorf("recap: load %s: %w", e.file, err)
 			return

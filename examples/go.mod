@@ -9,6 +9,7 @@ require (
 	github.com/openai/openai-go/v3 v3.102.0
 	github.com/recapgo/recap v0.0.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/tiktoken-go/tokenizer v0.10.0
 	golang.org/x/net v0.63.0
 	golang.org/x/term v0.48.0
 	golang.org/x/time v0.16.0
@@ -20,6 +21,7 @@ require (
 	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect

@@ -20,11 +20,33 @@ import (
 // concurrent use: its only mutable state is a bounded cache of the counts
 // of pieces that needed merging.
 type Encoder struct {
-	ranks  map[string]int
-	maxLen int // the length of the longest token: longer byte strings have no rank
-	split  splitter
-	js     bool // reproduce gpt-tokenizer's lookups (see NewJS)
-	cache  [cacheShards]cacheShard
+	ranks *Table
+	split splitter
+	js    bool // reproduce gpt-tokenizer's lookups (see NewJS)
+	cache [cacheShards]cacheShard
+	bufs  sync.Pool // of *mergeBuf, mergeHeap's scratch memory
+}
+
+// mergeBuf is mergeHeap's scratch memory, kept for the next long piece
+// rather than left to the garbage collector: 13 bytes or more per byte of
+// the piece, for every piece of more than smallPiece bytes.
+type mergeBuf struct {
+	next, prev, rank []int32
+	heap             minHeap
+}
+
+// maxMergeBuf is the length of the longest piece whose scratch memory is
+// kept (3.4 MB of it).
+const maxMergeBuf = 1 << 18
+
+// int32s returns b resized to n, zeroed.
+func int32s(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
 }
 
 // The piece cache holds pieces of up to cachePieceMax bytes, at most
@@ -47,19 +69,10 @@ func shardOf(p string) int {
 	return (len(p) + int(p[0])*7 + int(p[len(p)-1])*31) % cacheShards
 }
 
-// New returns an Encoder for the byte-sequence ranks of a vocabulary (as
-// loaded from a .tiktoken file) and the pattern of its encoding.
-func New(ranks map[string]int, p Pattern) *Encoder {
-	bmpOnce.Do(buildBMP)
-	return &Encoder{ranks: ranks, maxLen: maxLen(ranks), split: splitter{pattern: p, space: cSpace}}
-}
-
-func maxLen(ranks map[string]int) int {
-	n := 0
-	for k := range ranks {
-		n = max(n, len(k))
-	}
-	return n
+// New returns an Encoder for the ranks of a vocabulary and the pattern of
+// its encoding.
+func New(ranks *Table, p Pattern) *Encoder {
+	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpace}}
 }
 
 // NewJS returns an Encoder that reproduces gpt-tokenizer 4, the JavaScript
@@ -69,9 +82,8 @@ func maxLen(ranks map[string]int) int {
 // looks a byte sequence up as the string TextDecoder makes of it, which
 // drops a leading byte order mark, so that no merge can form a token that
 // starts with U+FEFF.
-func NewJS(ranks map[string]int, p Pattern) *Encoder {
-	bmpOnce.Do(buildBMP)
-	return &Encoder{ranks: ranks, maxLen: maxLen(ranks), split: splitter{pattern: p, space: cSpaceJS, asciiCase: true}, js: true}
+func NewJS(ranks *Table, p Pattern) *Encoder {
+	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpaceJS, asciiCase: true}, js: true}
 }
 
 // Count returns the number of tokens of s, which must be valid UTF-8.
@@ -113,7 +125,7 @@ const bom = "\uFEFF"
 
 // rank returns the rank of b as a token, or noRank.
 func (e *Encoder) rank(b string) int {
-	if len(b) > e.maxLen {
+	if len(b) > e.ranks.maxLen {
 		return noRank // no hashing of what cannot be a token
 	}
 	if e.js && strings.HasPrefix(b, bom) && utf8.ValidString(b) {
@@ -125,7 +137,7 @@ func (e *Encoder) rank(b string) int {
 			return noRank
 		}
 	}
-	if r, ok := e.ranks[b]; ok {
+	if r, ok := e.ranks.Rank(b); ok {
 		return r
 	}
 	return noRank
@@ -140,7 +152,7 @@ func (e *Encoder) pieceCount(p string) int {
 	if len(p) <= 1 {
 		return len(p)
 	}
-	if _, ok := e.ranks[p]; ok && !(e.js && strings.HasPrefix(p, bom)) {
+	if _, ok := e.ranks.Rank(p); ok && !(e.js && strings.HasPrefix(p, bom)) {
 		return 1
 	}
 	if len(p) > cachePieceMax {
@@ -211,10 +223,24 @@ func (e *Encoder) mergeSmall(p string) int {
 // changed.
 func (e *Encoder) mergeHeap(p string) int {
 	n := len(p)
-	next := make([]int32, n+1) // start of the next token; n ends the list
-	prev := make([]int32, n+1)
-	rank := make([]int32, n+1) // rank of the token at i merged with the next one
-	h := make(minHeap, 0, n)
+	buf, _ := e.bufs.Get().(*mergeBuf)
+	if buf == nil {
+		buf = new(mergeBuf)
+	}
+	buf.next, buf.prev, buf.rank = int32s(buf.next, n+1), int32s(buf.prev, n+1), int32s(buf.rank, n+1)
+	if cap(buf.heap) < n {
+		buf.heap = make(minHeap, 0, n)
+	}
+	next := buf.next // start of the next token; n ends the list
+	prev := buf.prev
+	rank := buf.rank // rank of the token at i merged with the next one
+	h := buf.heap[:0]
+	defer func() {
+		if n <= maxMergeBuf {
+			buf.heap = h[:0] // push may have grown it
+			e.bufs.Put(buf)
+		}
+	}()
 	for i := 0; i < n; i++ {
 		next[i], prev[i] = int32(i+1), int32(i-1)
 	}

@@ -6,23 +6,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
-)
-
-var (
-	ranksOnce sync.Once
-	o200k     map[string]int
 )
 
 func testEncoder(t testing.TB) *Encoder {
-	ranksOnce.Do(func() {
-		r, err := tiktokenloader.NewOfflineLoader().LoadTiktokenBpe("o200k_base.tiktoken")
-		if err != nil {
-			panic(err)
-		}
-		o200k = r
-	})
-	return New(o200k, O200k)
+	tab, err := Vocabulary("o200k_base.tiktoken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(tab, O200k)
 }
 
 // FuzzMergeSmallEqualsHeap: the heap merge and tiktoken's rescanning merge

@@ -1,7 +1,6 @@
 package bpe
 
 import (
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -17,13 +16,9 @@ const (
 	cSpaceJS             // \s as JavaScript has it: White_Space - U+0085 + U+FEFF
 )
 
-// bmp holds the classes of every rune of the Basic Multilingual Plane,
-// built once on first use (64 KiB); others are looked up in the tables.
-var (
-	bmpOnce sync.Once
-	bmp     *[0x10000]uint8
-)
-
+// classOf returns the classes of r. The classes of the runes of the Basic
+// Multilingual Plane are in bmp (classes_table.go), generated with it by
+// TestGeneratedClasses; decode looks the others up in package unicode.
 func classOf(r rune) uint8 {
 	var c uint8
 	switch {
@@ -53,14 +48,6 @@ func classOf(r rune) uint8 {
 		c |= cNewline
 	}
 	return c
-}
-
-func buildBMP() {
-	t := new([0x10000]uint8)
-	for r := rune(0); r < 0x10000; r++ {
-		t[r] = classOf(r)
-	}
-	bmp = t
 }
 
 // decode returns the rune at s[i], its size and its classes. s must be
