@@ -119,4 +119,3 @@ func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, win
 		Counter: counter,
 	}, label, nil
 }
-
