@@ -11,11 +11,12 @@ import (
 func noEnv(string) (string, bool) { return "", false }
 
 // The levels the offline extractive summarizer reaches on the built-in
-// chats; a change that keeps fewer facts, or grows the payload, fails.
+// chats (90 of 120 facts, 53 points over recent-only, payloads 13.3% of
+// the chats); a change that keeps fewer facts, or grows the payload, fails.
 const (
-	minKeptPercent   = 30   // facts kept by recap's final payload
-	minGainPoints    = 5    // over recent-only in the same tokens
-	maxPayloadShare  = 0.16 // mean of final payload / whole chat
+	minKept          = 90   // facts kept by recap's final payloads, of 120
+	minGainPoints    = 50   // over recent-only in the same tokens
+	maxPayloadShare  = 0.14 // mean of final payload / whole chat
 	maxSummaryTokens = 300  // the CLI's default budget at trigger 1000
 )
 
@@ -54,8 +55,8 @@ func TestRetention(t *testing.T) {
 
 	tot := Sum(outs)
 	kept, recent := tot.Percent(tot.Kept), tot.Percent(tot.Recent)
-	if kept < minKeptPercent {
-		t.Errorf("recap keeps %.1f%% of the facts, below %d%%", kept, minKeptPercent)
+	if tot.Kept < minKept {
+		t.Errorf("recap keeps %d of %d facts (%.1f%%), below %d", tot.Kept, tot.Facts, kept, minKept)
 	}
 	if kept-recent < minGainPoints {
 		t.Errorf("recap keeps %.1f%%, only %.1f points over recent-only (%.1f%%); want %d", kept, kept-recent, recent, minGainPoints)
