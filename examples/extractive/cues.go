@@ -37,13 +37,15 @@ var (
 		obligatorio|prohibido|como máximo|como mínimo|al menos|sí o sí|no se puede|no puedo|no podemos|sin gluten|
 		deve|devono|devo|dobbiamo|soltanto|solamente|allergico|allergica|allergia|celiaco|celiaca|intollerante|obbligatorio|
 		vietato|al massimo|almeno|non può|non possiamo|non posso|senza glutine|
-		nunca|obrigatório|proibido|alérgica|
+		nunca|só|apenas|somente|tem de|tem que|temos de|temos que|tenho de|tenho que|obrigatório|obrigatória|proibido|alérgico|alérgica|
+		alergia|intolerante|no máximo|pelo menos|não posso|não podemos|não pode|sem glúten|de maneira nenhuma|
 		必ず|絶対|だけ|しか|できない|できません|駄目|ダメ|だめ|アレルギー|禁止|いけない|ません|ない|不可|必須`)
 	limitCues phrases = (`need|needs|have to|has to|had to|before|until|budget|max|maximum|minimum|important|limit|not|no|don't|doesn't|
 		besoin|avant|jusqu'à|budget|maximum|minimum|important|pas|ne|
 		brauche|brauchen|vor|bis|budget|maximal|wichtig|nicht|kein|keine|keinen|
 		necesito|necesitamos|antes|hasta|presupuesto|máximo|mínimo|importante|no|
 		bisogno|prima|entro|fino|budget|massimo|minimo|importante|non|niente|
+		preciso|precisamos|antes|até|orçamento|máximo|mínimo|importante|não|nada de|
 		必要|まで|予算|以内|大事|重要|大切`)
 	decisionCues phrases = (`let's go with|go with|going with|we'll go|decided|we chose|i chose|we've chosen|we picked|i'll take|we'll take|
 		we're submitting|signed|booked|approved|confirmed|we'll use|i'll use|let's do|we'll do|we choose|final decision|
@@ -51,7 +53,7 @@ var (
 		entschieden|ich nehme|wir nehmen|nehmen wir|machen wir|das mache ich|gebucht|beschlossen|
 		decidido|decidimos|nos quedamos con|elegimos|vamos con|hemos elegido|hemos decidido|me quedo con|
 		abbiamo scelto|ho scelto|abbiamo deciso|ho deciso|deciso|confermato|prenotato|
-		decidimos|escolhemos|
+		decidimos|escolhemos|ficamos com|fico com|vamos com|vamos ficar com|decidi|escolhi|está decidido|
 		にします|にしたい|決めました|決定|予約しました|にしました`)
 	correctionCues phrases = (`actually|correction|sorry, i|i meant|mistyped|typo|changed|change of plan|moved|
 		switched|no longer|anymore|instead|rather than|not anymore|turns out|
@@ -59,8 +61,9 @@ var (
 		eigentlich|stattdessen|statt|anstatt|verschoben|geändert|korrektur|sondern|
 		en realidad|al final|en vez de|en lugar de|ya no|cambiado|corrijo|sino|
 		in realtà|invece|anziché|non più|cambiato|
+		afinal|em vez de|já não|passou para|mudou para|mudámos|corrigir|
 		変更|変わり|変わった|ではなく|じゃなく|訂正`)
-	updateCues phrases = (`now|from now on|no more|
+	updateCues phrases = (`now|from now on|no more|agora|a partir de agora|
 		désormais|maintenant|dorénavant|
 		jetzt|ab jetzt|nunmehr|
 		ahora|a partir de ahora|
@@ -71,7 +74,7 @@ var (
 		ich|mein|meine|meinen|mir|mich|wir|unser|unsere|
 		yo|mi|mis|me|nosotros|nuestro|nuestra|tengo|vivo|
 		io|mio|mia|miei|mie|noi|nostro|nostra|ho|sono|
-		eu|meu|minha|nós|
+		eu|meu|minha|meus|minhas|nós|nosso|nossa|
 		私|僕|俺|夫|妻|母|父|娘|息子|家族|うち`)
 	openCues phrases = (`i'll think about|think about it|let me think|not sure yet|we'll see|to be decided|tbd|still deciding|
 		haven't decided|i'll decide|i'll look into|later|
@@ -79,12 +82,14 @@ var (
 		ich überlege|mal sehen|noch nicht entschieden|später|
 		lo pienso|lo pensaré|ya veremos|todavía no|más tarde|
 		ci penso|ci pensiamo|vedremo|non ancora|più tardi|
+		vou pensar|depois vejo|ainda não sei|mais tarde|
 		確認します|検討|考えます`)
 	courtesyCues phrases = (`thanks|thank you|you're welcome|hello|hi|great|perfect|ok|okay|glad|happy to help|
 		merci|bonjour|avec plaisir|parfait|super|
 		danke|hallo|gern|gerne|perfekt|
 		gracias|hola|de nada|perfecto|vale|
 		grazie|ciao|prego|perfetto|
+		obrigado|obrigada|olá|de nada|ótimo|perfeito|
 		ありがとう|どういたしまして|こんにちは`)
 )
 
@@ -151,16 +156,17 @@ func newLexicon(sets map[cue]phrases) lexicon {
 // punctuation dropped except apostrophes and hyphens inside words, and
 // commas as words of their own.
 func normalized(s string) []string {
-	var words []string
+	words := make([]string, 0, len(s)/5)
 	start := -1
 	lower := strings.ToLower(s)
+	curly := strings.Contains(lower, "’")
 	for i, r := range lower {
 		word := unicode.IsLetter(r) || unicode.IsNumber(r) || r == '\'' || r == '-' || r == '’'
 		if word && start < 0 {
 			start = i
 		}
 		if !word && start >= 0 {
-			words = append(words, strings.ReplaceAll(lower[start:i], "’", "'"))
+			words = append(words, straight(lower[start:i], curly))
 			start = -1
 		}
 		if r == ',' {
@@ -168,9 +174,17 @@ func normalized(s string) []string {
 		}
 	}
 	if start >= 0 {
-		words = append(words, strings.ReplaceAll(lower[start:], "’", "'"))
+		words = append(words, straight(lower[start:], curly))
 	}
 	return words
+}
+
+// straight turns curly apostrophes into straight ones, if s may have any.
+func straight(s string, curly bool) string {
+	if !curly {
+		return s
+	}
+	return strings.ReplaceAll(s, "’", "'")
 }
 
 // cues returns the kinds of statement text makes.
@@ -322,7 +336,8 @@ func replaced(text string) (old []string, rest string) {
 			if lower[i] != m || i+1 >= len(toks) {
 				continue
 			}
-			contrast := i > 0 && lower[i-1] == ","
+			// "Y, not X", or values on both sides: "€24 not €22".
+			contrast := i > 0 && (lower[i-1] == "," || hasDigit(lower[i-1]) && i+1 < len(toks) && hasDigit(lower[i+1]))
 			// "not X but Y", "kein X, sondern Y": a contrast word in the
 			// clause, or just after its comma.
 			for k, commas := i+1, 0; !contrast && k < len(toks) && k <= i+8; k++ {
@@ -369,13 +384,13 @@ func replaced(text string) (old []string, rest string) {
 func clauseTokens(text string) []string {
 	var out []string
 	for _, f := range strings.Fields(text) {
-		f = strings.TrimLeft(f, `("'«„“‘¿¡`)
+		f = strings.TrimLeft(f, `("'«„“‘¿¡*`)
 		comma := false
 		for f != "" {
 			r, n := utf8.DecodeLastRuneInString(f)
 			if r == ',' {
 				comma = true
-			} else if !strings.ContainsRune(`.!?;:)"'»”’`, r) {
+			} else if !strings.ContainsRune(`.!?;:)"'»”’*`, r) {
 				break
 			}
 			f = f[:len(f)-n]

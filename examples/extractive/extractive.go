@@ -133,7 +133,7 @@ func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) 
 	}
 	for i, m := range req.Messages {
 		start := len(us)
-		us = splitUnits(us, speaker(m.Role), m.Text(), &order)
+		us = splitUnits(us, speaker(m.Role), m.Text(), &order, i)
 		if i == last {
 			for j := start; j < len(us); j++ {
 				us[j].last = true
@@ -225,7 +225,7 @@ func (u *unit) specific() bool {
 
 // core is a feature's value without its unit: what a correction names.
 func core(f feature) string {
-	if f.kind != fNumber {
+	if f.kind != fNumber && f.kind != fBare {
 		return f.key
 	}
 	return strings.Trim(strings.TrimFunc(f.key, func(r rune) bool { return !isNumeric(r) }), " ")
@@ -472,8 +472,24 @@ func (s *Summarizer) pick(us []unit) string {
 	var sel []*unit
 	score := map[*unit]float64{}
 
-	cost := func(u *unit, kind section) int {
+	// A unit next to a picked one of its piece joins its item: it costs
+	// its text, not the quoting.
+	var framing = map[string]int{}
+	for _, sp := range speakers {
+		framing[sp] = s.counter.CountTokens(item(sp, "")) + 1
+	}
+	beside := func(i, j int, kind section) bool {
+		if j < 0 || j >= len(us) || !picked[j] || us[j].kind != kind || us[j].piece != us[i].piece {
+			return false
+		}
+		return j < i && !us[i].gap || j > i && !us[j].gap
+	}
+	cost := func(i int, kind section) int {
+		u := &us[i]
 		c := u.tokens
+		if beside(i, i-1, kind) || beside(i, i+1, kind) {
+			c -= framing[u.speaker] - 1
+		}
 		if used[kind] == 0 {
 			c += headerCost[kind]
 		}
@@ -481,8 +497,8 @@ func (s *Summarizer) pick(us []unit) string {
 	}
 	take := func(i int, kind section, sc float64) {
 		u := &us[i]
+		c := cost(i, kind)
 		u.kind = kind
-		c := cost(u, kind)
 		budget -= c
 		used[kind] += c
 		picked[i] = true
@@ -504,7 +520,7 @@ func (s *Summarizer) pick(us []unit) string {
 			if picked[i] || u.weight == 0 {
 				continue
 			}
-			c := cost(u, u.kind)
+			c := cost(i, u.kind)
 			if c > budget || used[u.kind]+c > caps[u.kind] || dup[i] {
 				continue
 			}
@@ -533,7 +549,7 @@ func (s *Summarizer) pick(us []unit) string {
 			continue
 		}
 		if !picked[i] && u.weight > 0 {
-			if c := cost(u, secRecent); c <= budget && c <= caps[secRecent] {
+			if c := cost(i, secRecent); c <= budget && c <= caps[secRecent] {
 				take(i, secRecent, 0)
 			}
 		}

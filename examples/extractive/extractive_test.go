@@ -261,9 +261,9 @@ func TestSummarizePreviousFromAnotherSummarizer(t *testing.T) {
 	prev := "The user, Anna, plans meals for 4 people on a $130 weekly budget. Leo is allergic to nuts.\n\nOpen questions: none."
 	got := summarize(t, newSummarizer(t, 300), prev, msgs("What about Thursday dinners?", "Quesadillas take 15 minutes."))
 	checkFormat(t, got)
-	for _, want := range []string{`- Summary: "The user, Anna, plans meals for 4 people on a $130 weekly budget."`, `- Summary: "Leo is allergic to nuts."`} {
-		if !strings.Contains(got, want) {
-			t.Errorf("summary lacks %s:\n%s", want, got)
+	for _, want := range []string{"The user, Anna, plans meals for 4 people on a $130 weekly budget.", "Leo is allergic to nuts."} {
+		if !regexp.MustCompile(`(?m)^- Summary: ".*` + regexp.QuoteMeta(want)).MatchString(got) {
+			t.Errorf("summary does not quote %q as the previous summary's:\n%s", want, got)
 		}
 	}
 }
@@ -275,10 +275,14 @@ func TestOpenQuestionsAndRecentContext(t *testing.T) {
 		{ID: "3", Role: recap.RoleUser, Content: "I'll think about the drawer unit. Should I book the 3 pm or the 6 pm slot?"},
 	})
 	checkFormat(t, got)
-	for _, want := range []string{"Open questions:", `- User: "Should I book the 3 pm or the 6 pm slot?"`, `- User: "I'll think about the drawer unit."`, "LA2471"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("summary lacks %q:\n%s", want, got)
+	_, open, _ := strings.Cut(got, "Open questions:\n")
+	for _, want := range []string{"Should I book the 3 pm or the 6 pm slot?", "I'll think about the drawer unit."} {
+		if !strings.Contains(open, want) {
+			t.Errorf("the open questions lack %q:\n%s", want, got)
 		}
+	}
+	if !strings.Contains(got, "LA2471") {
+		t.Errorf("summary lost the flight:\n%s", got)
 	}
 	if strings.Contains(got, "capital of Peru") {
 		t.Errorf("an answered question stating no fact is kept:\n%s", got)

@@ -58,6 +58,12 @@ func (f feature) weight() float64 {
 	}
 }
 
+// weekdays before a number make it a date: "Saturday 22", "sábado, 22".
+var weekdays = wordSet(`monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
+	lundi mardi mercredi jeudi vendredi samedi dimanche montag dienstag mittwoch donnerstag freitag samstag sonntag
+	lunes martes miércoles jueves viernes sábado domingo lunedì martedì mercoledì giovedì venerdì sabato domenica
+	segunda terça quarta quinta sexta`)
+
 // money and timeUnits are the shapes of amounts and of dates and times.
 var (
 	money     = wordSet(`$ € £ ¥ ₩ k€ euro euros eur dollar dollars usd pound pounds gbp yen 円 万円 千円 億円 元 francs chf k m`)
@@ -212,7 +218,7 @@ func featuresOf(text string, toks []token, bold []string, names map[string]bool)
 				f.kind, f.shape = fNumber, strings.ToLower(toks[i+2].s)
 				f.key = key + " " + f.shape
 			}
-			if f.kind == fBare && i > 0 && months[strings.ToLower(toks[i-1].s)] {
+			if f.kind == fBare && i > 0 && (months[strings.ToLower(toks[i-1].s)] || weekdays[strings.ToLower(toks[i-1].s)]) {
 				f.kind, f.shape = fNumber, strings.ToLower(toks[i-1].s)
 				f.key = f.shape + " " + key
 			}

@@ -37,24 +37,37 @@ func item(speaker, text string) string {
 }
 
 // render writes the summary: the title, then each non-empty section with
-// its items in the order given.
+// its items in the order of sel (see pick). Units next to each other in
+// one piece (see joins) make one item.
 func render(sel []*unit) string {
-	var b strings.Builder
-	b.WriteString(title)
+	var b []byte
+	b = append(b, title...)
 	for s := section(0); s < numSections; s++ {
 		first := true
+		var prev *unit
 		for _, u := range sel {
 			if u.kind != s {
 				continue
 			}
 			if first {
-				b.WriteString("\n" + sectionTitles[s])
+				b = append(b, "\n"+sectionTitles[s]...)
 				first = false
 			}
-			b.WriteString("\n" + item(u.speaker, u.text))
+			if joins(prev, u) {
+				b = append(b[:len(b)-1], " "+u.text+`"`...) // inside the closing quote
+			} else {
+				b = append(b, "\n"+item(u.speaker, u.text)...)
+			}
+			prev = u
 		}
 	}
-	return b.String()
+	return string(b)
+}
+
+// joins reports whether u follows prev in the same piece and section, so
+// that they are quoted as one item.
+func joins(prev, u *unit) bool {
+	return prev != nil && prev.piece == u.piece && prev.order+1 == u.order && prev.kind == u.kind && !u.gap
 }
 
 // parsePrevious turns a previous summary back into units: the items of a
@@ -64,9 +77,11 @@ func render(sel []*unit) string {
 func parsePrevious(us []unit, prev string, order *int) []unit {
 	sec := secFacts
 	var other []string
+	piece := -1 // previous items are pieces -1, -2...; messages 0, 1...
 	flush := func() {
 		if len(other) > 0 {
-			us = splitUnits(us, "Summary", strings.Join(other, "\n"), order)
+			us = splitUnits(us, "Summary", strings.Join(other, "\n"), order, piece)
+			piece--
 			other = other[:0]
 		}
 	}
@@ -81,8 +96,13 @@ func parsePrevious(us []unit, prev string, order *int) []unit {
 		}
 		if speaker, text, ok := parseItem(line); ok {
 			flush()
-			us = append(us, unit{speaker: speaker, text: text, order: *order, prev: true, kind: sec})
-			*order++
+			// An item may quote several sentences in a row: each is
+			// ranked again on its own.
+			for i, t := range splitSentences(text) {
+				us = append(us, unit{speaker: speaker, text: t, bold: boldSpans(t), order: *order, piece: piece, prev: true, kind: sec, gap: i == 0})
+				*order++
+			}
+			piece--
 			continue
 		}
 		other = append(other, line)

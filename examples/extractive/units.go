@@ -13,6 +13,8 @@ type unit struct {
 	text    string // clean text: no markdown markers, no double quotes, one line
 	bold    []string
 	order   int // position in the request: previous summary items first, then the messages
+	piece   int // the message or previous item it comes from: picked units of one piece in a row share an item
+	gap     bool // text of its piece was left out just before it: it cannot join the item before
 	prev    bool
 	last    bool // from the last user message of the request
 
@@ -32,40 +34,65 @@ const maxUnitRunes = 220
 
 // splitUnits appends the units of one message's text, or of a piece of a
 // previous summary, to us.
-func splitUnits(us []unit, speaker, text string, order *int) []unit {
+func splitUnits(us []unit, speaker, text string, order *int, piece int) []unit {
 	inCode := false
+	gap := true // nothing joins the previous piece
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "```") {
 			inCode = !inCode
+			gap = true
 			continue
 		}
-		if line == "" || inCode && len(line) > 200 || isData(line) {
+		if line == "" {
 			continue
 		}
-		clean, bold, header := cleanLine(line)
+		if inCode && len(line) > 200 || isData(line) {
+			gap = true
+			continue
+		}
+		clean, header := cleanLine(line)
 		if header || clean == "" {
+			gap = true
 			continue
 		}
 		for _, s := range splitSentences(clean) {
 			for _, c := range splitLong(s) {
 				// A sentence ending with a colon introduces what follows
-				// ("Here is what to check:"); it says nothing by itself.
-				if !substantial(c) || strings.HasSuffix(c, ":") {
+				// ("Here is what to check:"); it says nothing by itself,
+				// unless it states a number or stresses something ("I
+				// suggest **15 December**:").
+				if !substantial(c) || strings.HasSuffix(c, ":") && !hasDigit(c) && !strings.Contains(c, "**") {
+					gap = true
 					continue
 				}
-				u := unit{speaker: speaker, text: trimFiller(c), order: *order}
-				for _, b := range bold {
-					if strings.Contains(c, b) {
-						u.bold = append(u.bold, b)
-					}
-				}
-				us = append(us, u)
+				t := trimFiller(c)
+				us = append(us, unit{speaker: speaker, text: t, bold: boldSpans(t), order: *order, piece: piece, gap: gap || t != c})
+				gap = false
 				*order++
 			}
 		}
 	}
 	return us
+}
+
+// boldSpans returns the spans of s between pairs of "**".
+func boldSpans(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "**")
+		if i < 0 {
+			return out
+		}
+		j := strings.Index(s[i+2:], "**")
+		if j < 0 {
+			return out
+		}
+		if b := strings.TrimSpace(s[i+2 : i+2+j]); b != "" {
+			out = append(out, b)
+		}
+		s = s[i+2+j+2:]
+	}
 }
 
 // isData reports whether line is JSON, such as a tool call's input or
@@ -78,17 +105,19 @@ func isData(line string) bool {
 	return (line[0] == '{' || line[0] == '[') && strings.ContainsAny(line[len(line)-1:], "}]") && strings.ContainsAny(line, ":,")
 }
 
-// cleanLine strips a line's markdown: list and quote markers, emphasis,
-// code ticks, table pipes. It reports the line as a header (a heading, a
-// line in bold alone, or a short line ending with a colon): a header says
-// what follows, and is never a summary item by itself. It returns the
-// spans that were in bold.
-func cleanLine(line string) (clean string, bold []string, header bool) {
+// cleanLine strips a line's markdown: list and quote markers, labels in
+// bold, code ticks, table pipes. It keeps the "**" of other spans in bold:
+// they are the author's emphasis, which counts (see featWeight), also when
+// the line is quoted in a summary that becomes the previous one. It
+// reports the line as a header (a heading, a line in bold alone, or a
+// short line ending with a colon): a header says what follows, and is
+// never a summary item by itself.
+func cleanLine(line string) (clean string, header bool) {
 	if strings.HasPrefix(line, "#") {
-		return "", nil, true
+		return "", true
 	}
 	if strings.Trim(line, "-=*_|: ") == "" { // rules and table separators
-		return "", nil, true
+		return "", true
 	}
 	line = trimListMarker(line)
 	if strings.HasPrefix(line, "|") { // a table row: cells become clauses
@@ -101,34 +130,25 @@ func cleanLine(line string) (clean string, bold []string, header bool) {
 	// A line that is all bold ("**Three quick rules**", "**What I need:**")
 	// is a header.
 	if t := strings.TrimRight(line, ":"); strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**") && strings.Count(t, "**") == 2 {
-		return "", nil, true
+		return "", true
 	}
-	var b strings.Builder
-	for {
-		i := strings.Index(line, "**")
-		if i < 0 {
-			break
-		}
-		j := strings.Index(line[i+2:], "**")
-		if j < 0 {
-			break
-		}
-		span := line[i+2 : i+2+j]
-		b.WriteString(line[:i])
-		b.WriteString(span)
-		line = line[i+2+j+2:]
-		// A label ("**Paid:** €649") names what follows; it is not emphasis.
-		if s := strings.TrimSpace(span); s != "" && !strings.HasSuffix(s, ":") && !strings.HasPrefix(line, ":") {
-			bold = append(bold, s)
+	// A label at the start of a line ("**Paid:** €649", "**Your deadline**
+	// and how much is written") names what follows; it is not emphasis,
+	// unless it is a number ("**3 to 5 days** with standard delivery").
+	if strings.HasPrefix(line, "**") {
+		if j := strings.Index(line[2:], "**"); j > 0 {
+			span, rest := line[2:2+j], line[2+j+2:]
+			if strings.HasSuffix(span, ":") || strings.HasPrefix(rest, ":") || !hasDigit(span) {
+				line = span + rest
+			}
 		}
 	}
-	b.WriteString(line)
-	clean = unquote.Replace(b.String())
+	clean = unquote.Replace(line)
 	clean = strings.Join(strings.Fields(clean), " ")
 	if strings.HasSuffix(clean, ":") && len(strings.Fields(clean)) <= 8 {
-		return "", nil, true
+		return "", true
 	}
-	return clean, bold, false
+	return clean, false
 }
 
 // unquote removes code ticks and underscores of emphasis, and turns double
@@ -193,14 +213,14 @@ func trimFiller(s string) string {
 }
 
 // abbreviations end with a period that does not end a sentence.
-var abbreviations = wordSet(`dr mr mrs st mme mlle nr hr fr sr sra srta prof dept no vs approx ca bzw z.b e.g i.e etc p.ej ecc sig dott`)
+var abbreviations = wordSet(`dr mr mrs st mme mlle nr hr fr sr sra srta prof dept no vs approx ca bzw z.b e.g i.e etc p.ej ecc sig dott a.m p.m incl cf`)
 
 // germanMonths follow an ordinal number: "am 17. Mai".
 var germanMonths = wordSet(`januar februar märz april mai juni juli august september oktober november dezember jänner`)
 
 // splitSentences splits text at sentence ends: . ! ? … followed by a space
-// (and not after an abbreviation, an initial, an ordinal before a month, or
-// before a lower-case word), and at 。！？.
+// (and not after an abbreviation, a single letter or an ordinal before a
+// month, nor before a digit), and at 。！？.
 func splitSentences(text string) []string {
 	var out []string
 	emit := func(s string) {
@@ -235,15 +255,15 @@ func splitSentences(text string) []string {
 // (which starts with a space) ends a sentence.
 func boundary(before string, r rune, after string) bool {
 	next, _ := utf8.DecodeRuneInString(strings.TrimLeft(after, " "))
-	if unicode.IsLower(next) || unicode.IsDigit(next) && r == '.' {
+	if unicode.IsDigit(next) && r == '.' {
 		return false
 	}
 	if r != '.' {
 		return true
 	}
 	w := before[strings.LastIndexAny(before, " (")+1:]
-	if abbreviations[strings.ToLower(w)] || utf8.RuneCountInString(w) == 1 && unicode.IsUpper([]rune(w)[0]) {
-		return false
+	if abbreviations[strings.ToLower(w)] || utf8.RuneCountInString(w) == 1 && unicode.IsLetter([]rune(w)[0]) {
+		return false // "Dr. Halvorsen", "e.g. the", "M. Dupont"
 	}
 	if w != "" && strings.Trim(w, "0123456789") == "" && len(w) <= 2 {
 		f := strings.Fields(after)
