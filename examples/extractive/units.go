@@ -12,8 +12,8 @@ type unit struct {
 	speaker string // "User", "Assistant", "Tool", "System" or "Summary" (unlabelled previous summary text)
 	text    string // clean text: no markdown markers, no double quotes, one line
 	bold    []string
-	order   int // position in the request: previous summary items first, then the messages
-	piece   int // the message or previous item it comes from: picked units of one piece in a row share an item
+	order   int  // position in the request: previous summary items first, then the messages
+	piece   int  // the message or previous item it comes from: picked units of one piece in a row share an item
 	gap     bool // text of its piece was left out just before it: it cannot join the item before
 	prev    bool
 	last    bool // from the last user message of the request
