@@ -415,6 +415,3 @@ func hasWords(lower []string, i int, m string) bool {
 	}
 	return true
 }
-
-// short reports whether s is under n runes.
-func short(s string, n int) bool { return utf8.RuneCountInString(s) < n }

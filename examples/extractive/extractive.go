@@ -10,26 +10,25 @@
 //
 // The previous summary and the new messages are cut into sentences (long
 // ones into clauses); markdown headers, list headers ("Next steps:"), lines
-// in bold alone and fragments of fewer than three words are dropped. Each
-// sentence is worth what it states that the summary does not hold yet:
-// identifiers (BW-58213, pg-prod-2), numbers with their unit, currency or
-// month ($130, 19 juillet, 40万円), names, quoted titles and, from the
-// assistant, phrases it put in bold; plus its kind, told by cue words in
-// English, French, German, Spanish, Italian, Portuguese and Japanese:
+// in bold alone, tool-call JSON and fragments of fewer than three words are
+// dropped, and so are greetings and acknowledgements that open a sentence.
+// Each sentence is worth what it states that the summary does not hold
+// yet: identifiers (BW-58213, pg-prod-2), money, dates and times ($130,
+// 19 juillet, 14:05, 40万円), other numbers with their unit, names, quoted
+// titles and what its author put in bold; plus its kind, told by cue words
+// in English, French, German, Spanish, Italian, Portuguese and Japanese:
 // constraints ("must", "never", "only", "allergic", "deadline"), decisions
-// ("let's go with", "on signe"), corrections. What the user says weighs
-// about twice what the assistant says. Sentences are picked greedily by
-// worth per token of the quoted item they make, so a sentence that repeats
-// what is already picked adds nothing, and a fragment costs its quoting.
-// The previous summary's items are re-ranked with the new sentences, not
-// kept wholesale.
+// ("let's go with", "on signe"), corrections. The user's words count in
+// full; the assistant's count for its identifiers and what it stressed,
+// little for its advice and what it says in passing. A question counts
+// only for the facts it states, unless nobody answered it yet or the user
+// put it off ("I'll think about it"): then it is an open question.
 //
-// A correction replaces what it corrects: in "the order number is
-// BW-58213, not BW-58231" (or "instead of", "statt", "au lieu de", "ya no",
-// "non più", "XではなくY"...), the replaced value counts against every
-// other sentence that states it, so "I've looked up BW-58231" drops out.
-// A statement of a new value of the same kind ("the budget is now $130")
-// replaces the older statement on the same subject.
+// Sentences are picked greedily by worth per token of the quoted item they
+// make, so a sentence that repeats what is already picked adds little, and
+// a fragment costs its quoting; sentences picked next to each other in one
+// message share one quote. The previous summary's items are split into
+// sentences again and ranked with the new ones, not kept wholesale.
 //
 // # Format
 //
@@ -630,9 +629,14 @@ func (s *Summarizer) fallback(us []unit) string {
 	}
 	u := us[best]
 	head := title + "\n" + sectionTitles[secFacts] + "\n- " + u.speaker + `: "`
-	if n := s.maxTokens - s.counter.CountTokens(head+`"`); n > 0 {
-		if t := truncate(u.text, n, s.counter); t != "" {
-			return head + t + `"`
+	// Tokens can merge across the quote marks: shrink until the whole fits.
+	for n := s.maxTokens - s.counter.CountTokens(head+`"`); n > 0; n-- {
+		t := truncate(u.text, n, s.counter)
+		if t == "" {
+			break
+		}
+		if out := head + t + `"`; s.counter.CountTokens(out) <= s.maxTokens {
+			return out
 		}
 	}
 	return truncate(u.speaker+": "+u.text, s.maxTokens, s.counter)

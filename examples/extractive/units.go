@@ -9,14 +9,14 @@ import (
 // A unit is one candidate item of a summary: a sentence, or a clause of a
 // long one, with who said it.
 type unit struct {
-	speaker string // "User", "Assistant", "Tool", "System" or "Summary" (unlabelled previous summary text)
-	text    string // clean text: no markdown markers, no double quotes, one line
-	bold    []string
-	order   int  // position in the request: previous summary items first, then the messages
-	piece   int  // the message or previous item it comes from: picked units of one piece in a row share an item
-	gap     bool // text of its piece was left out just before it: it cannot join the item before
-	prev    bool
-	last    bool // from the last user message of the request
+	speaker string   // "User", "Assistant", "Tool", "System" or "Summary" (unlabelled previous summary text)
+	text    string   // verbatim but for markdown other than bold, double quotes made single, on one line
+	bold    []string // the spans of text in bold
+	order   int      // position in the request: previous summary items first, then the messages
+	piece   int      // the message or previous item it comes from: picked units of one piece in a row share an item
+	gap     bool     // text of its piece was left out just before it: it cannot join the item before
+	prev    bool     // from the previous summary
+	last    bool     // from the last user message of the request
 
 	// Set by analyze.
 	tokens  int          // of the rendered item
