@@ -188,8 +188,7 @@ func (s *Summarizer) analyze(us []unit, answered bool) {
 		case u.cues&cueQuestion != 0 && u.speaker != "User" && u.speaker != "Summary":
 			u.weight = 0 // the assistant's questions to the user
 		}
-		u.tokens = s.counter.CountTokens(item(u.speaker, u.text)) + 1 // +1 for the line break
-		question := u.cues&cueQuestion != 0 && !u.specific()          // a question that states no number or identifier
+		question := u.cues&cueQuestion != 0 && !u.specific() // a question that states no number or identifier
 		if u.speaker == "User" || u.speaker == "Summary" {
 			switch {
 			case u.cues&cueOpen != 0:
@@ -210,6 +209,15 @@ func (s *Summarizer) analyze(us []unit, answered bool) {
 		}
 	}
 	s.corrections(us, names)
+	// Only a unit worth picking, or the recent context, is measured: a
+	// unit's worth only falls as others are picked.
+	empty := newCoverage()
+	for i := range us {
+		u := &us[i]
+		if u.weight > 0 && (u.last || u.worth(empty) >= minWorth) {
+			u.tokens = s.counter.CountTokens(item(u.speaker, u.text)) + 1 // +1 for the line break
+		}
+	}
 }
 
 // specific reports whether u states a number or an identifier.
@@ -516,8 +524,8 @@ func (s *Summarizer) pick(us []unit) string {
 		best, bestScore := -1, 0.0
 		for i := range us {
 			u := &us[i]
-			if picked[i] || u.weight == 0 {
-				continue
+			if picked[i] || u.tokens == 0 {
+				continue // picked, or never worth picking (see analyze)
 			}
 			c := cost(i, u.kind)
 			if c > budget || used[u.kind]+c > caps[u.kind] || dup[i] {
@@ -547,7 +555,7 @@ func (s *Summarizer) pick(us []unit) string {
 		if !u.last {
 			continue
 		}
-		if !picked[i] && u.weight > 0 {
+		if !picked[i] && u.tokens > 0 {
 			if c := cost(i, secRecent); c <= budget && c <= caps[secRecent] {
 				take(i, secRecent, 0)
 			}

@@ -19,7 +19,7 @@ type unit struct {
 	last    bool     // from the last user message of the request
 
 	// Set by analyze.
-	tokens  int          // of the rendered item
+	tokens  int          // of the rendered item, or 0 if it is never worth picking
 	feats   []feature    // what the unit says that a summary should keep
 	words   []string     // content words, for coverage and duplicates
 	cues    cue          // kinds of statement
