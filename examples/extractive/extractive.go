@@ -232,8 +232,8 @@ func (u *unit) specific() bool {
 
 // core is a feature's value without its unit: what a correction names.
 func core(f feature) string {
-	if f.kind != fNumber && f.kind != fBare {
-		return f.key
+	if f.kind != fNumber && f.kind != fBare || f.shape != "" && isCJK([]rune(f.shape)[0]) {
+		return f.key // a CJK unit is part of the value: 8月 and 8日 differ
 	}
 	return strings.Trim(strings.TrimFunc(f.key, func(r rune) bool { return !isNumeric(r) }), " ")
 }
@@ -253,7 +253,13 @@ func (s *Summarizer) corrections(us []unit, names map[string]bool) {
 		}
 		olds, rest := replaced(b.text)
 		if len(olds) > 0 {
+			// What replaces the old value may be in the sentence before:
+			// "The new address is Rua do Almada 88. Send it there, not to
+			// Rua das Flores."
 			restFeats, _ := features(rest, nil, names)
+			for j := i - 1; j >= 0 && us[j].piece == b.piece; j-- {
+				restFeats = append(restFeats, us[j].feats...)
+			}
 			if len(restFeats) == 0 {
 				continue // "not even traces": nothing replaces it
 			}
@@ -267,10 +273,11 @@ func (s *Summarizer) corrections(us []unit, names map[string]bool) {
 				of, ow := features(x, nil, names)
 				var keys []string
 				for _, f := range of {
-					// A name the correction keeps ("Rua" in "Rua do Almada,
-					// not Rua das Flores") is not replaced; a number is,
+					// A value the correction keeps ("Rua" in "Rua do
+					// Almada, not Rua das Flores", "8月" in "8月3日では
+					// なく8月10日") is not replaced; a bare number is,
 					// though it may appear again in another sense.
-					if c := core(f); !now[c] || f.kind != fName {
+					if c := core(f); !now[c] || f.kind == fBare {
 						keys = append(keys, c)
 					}
 				}
@@ -367,7 +374,7 @@ func (u *unit) worth(c coverage) float64 {
 		fw := u.featWeight(f)
 		switch {
 		case u.stale[i]:
-			feats -= 0.5 * f.weight() * fw
+			feats -= f.weight() * fw // a replaced value misleads: it costs what it was worth
 		case u.replaces(core(f)):
 		case c.values[core(f)] < fw:
 			feats += f.weight() * (fw - c.values[core(f)])
