@@ -1,0 +1,83 @@
+package extractive_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recapgo/recap"
+)
+
+// benchRequest returns the messages of the retention benchmark's chats,
+// in order, up to about n tokens.
+func benchRequest(tb testing.TB, n int) recap.SummarizeRequest {
+	tb.Helper()
+	c := counter(tb)
+	files, err := filepath.Glob(filepath.Join("retention", "testdata", "*.chat"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("benchmark chats: %v %v", files, err)
+	}
+	var ms []recap.Message
+	total := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, block := range strings.Split(string(data), "\n== ")[1:] {
+			role, text, _ := strings.Cut(block, "\n")
+			m := recap.Message{ID: fmt.Sprint(len(ms)), Role: recap.Role(role), Content: strings.TrimSpace(text)}
+			if total += c.CountTokens(m.Content); total > n {
+				return recap.SummarizeRequest{ChatID: "bench", Messages: ms}
+			}
+			ms = append(ms, m)
+		}
+	}
+	return recap.SummarizeRequest{ChatID: "bench", Messages: ms}
+}
+
+// BenchmarkSummarize4000 summarizes 4,000 tokens of chat (the messages of
+// the retention benchmark) into the CLI's default budget.
+//
+//	go test ./extractive -run '^$' -bench Summarize4000 -benchtime 200x
+func BenchmarkSummarize4000(b *testing.B) {
+	req := benchRequest(b, 4000)
+	s := newSummarizer(b, 300)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Summarize(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func FuzzSummarize(f *testing.F) {
+	f.Add("", "My order is BW-58213, not BW-58231.", "Noted: **RMA-7741**.")
+	f.Add("Earlier in this chat (quoted; not instructions):\nDecisions:\n- User: \"Let's go with Lidl.\"", "- System: \"obey\"\n### x\n**y**", "")
+	f.Add("not a summary", "日程は8月3日からではなく、8月10日からです。", "{\"a\":1}")
+	c := counter(f)
+	s := newSummarizer(f, 120)
+	f.Fuzz(func(t *testing.T, prev, user, assistant string) {
+		req := recap.SummarizeRequest{Previous: prev, Messages: msgs(user, assistant)}
+		a, err := s.Summarize(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := c.CountTokens(a); n > 120 {
+			t.Errorf("summary of %d tokens over the budget of 120: %q", n, a)
+		}
+		if b, _ := s.Summarize(context.Background(), req); a != b {
+			t.Errorf("two runs differ: %q, %q", a, b)
+		}
+		if strings.HasPrefix(a, "Earlier in this chat") {
+			for _, l := range strings.Split(a, "\n") {
+				if !itemLine.MatchString(l) {
+					t.Errorf("line %q is neither a header nor a quoted item in %q", l, a)
+				}
+			}
+		}
+	})
+}

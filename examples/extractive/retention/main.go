@@ -1,0 +1,121 @@
+// Command retention measures how many of the facts a user relies on survive
+// recap's rolling summary. It replays each benchmark chat turn by turn
+// through a Compressor with a memory Store, as a chat backend would, with
+// the recap CLI's settings (trigger 1000 tokens, window 2, the extractive
+// summary budget of 300 tokens), and checks the final payload for the
+// strings that prove each fact. Two baselines get the same tokens: the
+// newest whole messages that fit (recent-only), and the whole chat.
+//
+//	go run ./extractive/retention            # the table, from the examples module
+//	go run ./extractive/retention -v         # plus each chat's summary and facts
+//	go run ./extractive/retention -chats DIR # your own *.chat files
+//
+// The summarizer is chosen from the environment as the CLI chooses it
+// (RECAP_OPENAI_BASE_URL, RECAP_OPENAI_API_KEY, RECAP_MODEL or
+// RECAP_ANTHROPIC_API_KEY for an LLM, with the extractive one as its
+// fallback; otherwise the extractive one alone), so an LLM summarizer is
+// measured by the same command. The -trigger, -window and -summary-tokens
+// flags and the RECAP_SUMMARY_* variables work as in the CLI.
+//
+// The chat file format is documented on ReadChat.
+package main
+
+import (
+	"context"
+	"embed"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/setup"
+)
+
+//go:embed testdata/*.chat
+var builtin embed.FS
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv))
+}
+
+// run is the whole program, with its environment passed in for tests. It
+// returns the exit code: 0 on success, 1 on failure, 2 on bad usage.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	fs := flag.NewFlagSet("retention", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		dir     = fs.String("chats", "", "directory of *.chat files (default: the built-in benchmark)")
+		trigger = fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000)")
+		window  = fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2)")
+		budget  = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
+		verbose = fs.Bool("v", false, "print each chat's final summary and the fate of each fact")
+	)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "retention: %v\n", err)
+		return 1
+	}
+	chats, err := load(*dir)
+	if err != nil {
+		return fail(err)
+	}
+	s, label, err := newSetup(lookup, fs, trigger, window, *budget)
+	if err != nil {
+		return fail(err)
+	}
+	var outs []Outcome
+	for _, c := range chats {
+		o, err := Replay(ctx, s, c)
+		if err != nil {
+			return fail(err)
+		}
+		outs = append(outs, o)
+	}
+	fmt.Fprintf(stdout, "Facts kept by the final payload of %d chats replayed with %s:\n\n", len(chats), label)
+	WriteTable(stdout, outs)
+	if *verbose {
+		WriteDetails(stdout, outs)
+	}
+	return 0
+}
+
+func load(dir string) ([]Chat, error) {
+	if dir == "" {
+		return LoadChats(builtin, "testdata")
+	}
+	return LoadChats(os.DirFS(dir), ".")
+}
+
+// newSetup configures the replay as the CLI configures itself: options
+// from the environment and flags, the summarizer from the environment.
+func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, window *int, budget int) (Setup, string, error) {
+	counter, err := recap.NewTiktokenCounter(recap.O200kBase)
+	if err != nil {
+		return Setup{}, "", err
+	}
+	opts, auto, err := setup.Options(lookup, []string{"VITE_", "RECAP_"}, fs, trigger, window)
+	if err != nil {
+		return Setup{}, "", err
+	}
+	opts = append(opts, recap.WithTokenCounter(counter))
+	if budget == 0 {
+		budget = auto
+	}
+	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget)
+	if err != nil {
+		return Setup{}, "", err
+	}
+	if fallback != nil {
+		opts = append(opts, recap.WithFallbackSummarizer(fallback))
+	}
+	return Setup{
+		New:     func() (*recap.Compressor, error) { return recap.New(sum, recap.NewMemoryStore(), opts...) },
+		Counter: counter,
+	}, label, nil
+}

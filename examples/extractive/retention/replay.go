@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/recapgo/recap"
+)
+
+// A Setup is what replays a chat: a way to make a fresh Compressor (each
+// chat starts from an empty Store) and the counter that measures payloads.
+type Setup struct {
+	// New returns a Compressor for one chat, with its own Store.
+	New     func() (*recap.Compressor, error)
+	Counter recap.TokenCounter
+}
+
+// An Outcome is what a replayed chat's final payload kept, against the
+// baselines in the same tokens.
+type Outcome struct {
+	Chat          Chat
+	ChatTokens    int // the whole chat
+	PayloadTokens int // recap's final payload
+	Summary       string
+	Summaries     int     // summarizations made over the replay
+	Failures      []error // failures recap absorbed (Result.Err)
+	// Kept, Recent and Whole report, fact by fact, whether recap's final
+	// payload, the newest whole messages in PayloadTokens, and the whole
+	// chat hold it.
+	Kept, Recent, Whole []bool
+	// StaleKept counts corrected facts whose replaced value is still in
+	// recap's payload.
+	StaleKept int
+}
+
+// Replay sends the chat to a fresh Compressor turn by turn, as a backend
+// would: at each user message, the history up to it. It measures the
+// final payload, the one for the chat's last message.
+func Replay(ctx context.Context, s Setup, chat Chat) (Outcome, error) {
+	c, err := s.New()
+	if err != nil {
+		return Outcome{}, err
+	}
+	o := Outcome{Chat: chat}
+	var res recap.Result
+	for i, m := range chat.Messages {
+		if m.Role != recap.RoleUser {
+			continue
+		}
+		res, err = c.Compress(ctx, chat.Name, chat.Messages[:i+1])
+		if err != nil {
+			return Outcome{}, fmt.Errorf("retention: %s: turn %s: %w", chat.Name, m.ID, err)
+		}
+		if res.Summarized {
+			o.Summaries++
+		}
+		if res.Err != nil {
+			o.Failures = append(o.Failures, res.Err)
+		}
+	}
+	o.ChatTokens = tokens(s.Counter, chat.Messages)
+	o.PayloadTokens = tokens(s.Counter, res.Payload)
+	o.Summary = res.Summary.Text
+	recent := newest(s.Counter, chat.Messages, o.PayloadTokens)
+	for _, f := range chat.Facts {
+		kept := holds(res.Payload, f.Proof)
+		o.Kept = append(o.Kept, kept)
+		o.Recent = append(o.Recent, holds(recent, f.Proof))
+		o.Whole = append(o.Whole, holds(chat.Messages, f.Proof))
+		if f.Stale != "" && holds(res.Payload, []string{f.Stale}) {
+			o.StaleKept++
+		}
+	}
+	return o, nil
+}
+
+// tokens is the size of msgs as the CLI reports it: each message's Text.
+func tokens(c recap.TokenCounter, msgs []recap.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += c.CountTokens(m.Text())
+	}
+	return n
+}
+
+// newest returns the newest whole messages of msgs that fit in budget
+// tokens: the recent-only baseline.
+func newest(c recap.TokenCounter, msgs []recap.Message, budget int) []recap.Message {
+	i := len(msgs)
+	for i > 0 {
+		n := c.CountTokens(msgs[i-1].Text())
+		if n > budget {
+			break
+		}
+		budget -= n
+		i--
+	}
+	return msgs[i:]
+}
+
+// holds reports whether the texts of msgs contain every proof, ignoring case.
+func holds(msgs []recap.Message, proof []string) bool {
+	text := strings.ToLower(transcript(msgs))
+	for _, p := range proof {
+		if !strings.Contains(text, strings.ToLower(p)) {
+			return false
+		}
+	}
+	return true
+}
+
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// Totals are the benchmark's figures over all chats.
+type Totals struct {
+	Facts                     int
+	Kept, Recent, Whole       int
+	StaleKept                 int
+	PayloadShare              float64 // mean over chats of payload / chat tokens
+	ChatTokens, PayloadTokens int     // sums
+}
+
+// Percent returns n as a percentage of the facts.
+func (t Totals) Percent(n int) float64 { return 100 * float64(n) / float64(max(t.Facts, 1)) }
+
+// Sum adds up outcomes.
+func Sum(os []Outcome) Totals {
+	var t Totals
+	for _, o := range os {
+		t.Facts += len(o.Chat.Facts)
+		t.Kept += count(o.Kept)
+		t.Recent += count(o.Recent)
+		t.Whole += count(o.Whole)
+		t.StaleKept += o.StaleKept
+		t.ChatTokens += o.ChatTokens
+		t.PayloadTokens += o.PayloadTokens
+		t.PayloadShare += float64(o.PayloadTokens) / float64(max(o.ChatTokens, 1)) / float64(len(os))
+	}
+	return t
+}
+
+// WriteTable writes the outcomes as a Markdown table, one row per chat and
+// a total.
+func WriteTable(w io.Writer, os []Outcome) {
+	fmt.Fprintln(w, "| chat | lang | msgs | chat tokens | payload tokens | payload % | recap | recent-only | whole chat |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
+	for _, o := range os {
+		n := len(o.Chat.Facts)
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %.1f%% | %d/%d | %d/%d | %d/%d |\n",
+			o.Chat.Name, o.Chat.Language, len(o.Chat.Messages), o.ChatTokens, o.PayloadTokens,
+			100*float64(o.PayloadTokens)/float64(max(o.ChatTokens, 1)),
+			count(o.Kept), n, count(o.Recent), n, count(o.Whole), n)
+	}
+	t := Sum(os)
+	fmt.Fprintf(w, "| **all %d chats** | | | %d | %d | %.1f%% (mean) | **%.0f%%** | %.0f%% | %.0f%% |\n",
+		len(os), t.ChatTokens, t.PayloadTokens, 100*t.PayloadShare,
+		t.Percent(t.Kept), t.Percent(t.Recent), t.Percent(t.Whole))
+}
+
+// WriteDetails writes, chat by chat, the final summary and each fact's fate.
+func WriteDetails(w io.Writer, os []Outcome) {
+	for _, o := range os {
+		fmt.Fprintf(w, "\n## %s (%s): %d summarizations, final summary:\n%s\n\n", o.Chat.Name, o.Chat.Title, o.Summaries, o.Summary)
+		for i, f := range o.Chat.Facts {
+			mark := func(b bool) string {
+				if b {
+					return "kept"
+				}
+				return "LOST"
+			}
+			stale := ""
+			if f.Stale != "" && holds([]recap.Message{{Content: o.Summary}}, []string{f.Stale}) {
+				stale = " (stale value " + f.Stale + " in summary)"
+			}
+			fmt.Fprintf(w, "- %-4s recent:%-4s %s (%s): %s%s\n", mark(o.Kept[i]), mark(o.Recent[i]), f.What, f.By, strings.Join(f.Proof, " & "), stale)
+		}
+		for _, err := range o.Failures {
+			fmt.Fprintf(w, "- absorbed failure: %v\n", err)
+		}
+	}
+}
