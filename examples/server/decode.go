@@ -24,7 +24,10 @@ import (
 const (
 	MaxBodyBytes       = 8 << 20
 	DefaultMaxMessages = 1000
-	valuesPerMessage   = 32
+	// DefaultMaxSummarizeInput is -max-summarize-input: what one
+	// summarizer call is given at most, in tokens (recap.WithMaxSummarizeInput).
+	DefaultMaxSummarizeInput = 32000
+	valuesPerMessage         = 32
 )
 
 // decode reads a {"id": ..., "messages": [...]} body, ignoring any other

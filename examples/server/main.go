@@ -164,6 +164,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		origins    = fs.String("cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
 		role       = fs.String("summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
 		maxMsgs    = fs.Int("max-messages", DefaultMaxMessages, "messages a request may hold")
+		maxInput   = fs.Int("max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")
 		maxConc    = fs.Int("max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
 		queueWait  = fs.Duration("queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
 		pgMax      = fs.Int("pg-max-conns", DefaultPGMaxConns, "PostgreSQL: connections at most")
@@ -201,6 +202,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *maxPayload > 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(*maxPayload))
+	}
+	if *maxInput > 0 {
+		// Bounds what a summarizer holds at once (an LLM's context, the
+		// extractive one's memory), whatever the request's size.
+		opts = append(opts, recap.WithMaxSummarizeInput(*maxInput))
 	}
 	counter, _ := recap.NewTiktokenCounter(recap.O200kBase)
 	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget)
