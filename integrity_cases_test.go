@@ -355,3 +355,60 @@ func TestWaiterGetsStoredSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestLookalikeSummaryIDKept: a message whose ID merely starts with
+// SummaryIDPrefix, but whose boundary or text is not the stored
+// summary's, is an ordinary message: never dropped and never pinned; it
+// stays in the payload until a summary folds it in, and the Summarizer
+// sees it then. Both summary roles.
+func TestLookalikeSummaryIDKept(t *testing.T) {
+	ctx := context.Background()
+	lookalikes := []Message{
+		{ID: SummaryIDPrefix + "mine", Role: RoleUser, Content: "my own question"},
+		{ID: SummaryIDPrefix + "a1", Role: RoleUser, Content: "another text"}, // a boundary the summary will have
+		{ID: SummaryIDPrefix + "sys", Role: RoleSystem, Content: "a system note"},
+	}
+	for _, role := range []Role{RoleSystem, RoleUser} {
+		for _, m := range lookalikes {
+			for _, at := range []int{0, 2, 6} { // first, among the early messages, the current turn
+				msgs := conversation(3)
+				if at == 6 {
+					if m.Role != RoleUser {
+						continue
+					}
+					msgs = append(msgs, Message{ID: "a4", Role: RoleAssistant, Content: "answer"}, m)
+				} else {
+					msgs = append(append(append([]Message(nil), msgs[:at]...), m), msgs[at:]...)
+				}
+				sum := &recorder{}
+				c := mustNew(t, sum, NewMemoryStore(), WithTriggerTokens(30), WithSummaryRole(role))
+				name := fmt.Sprintf("%s at %d, role %s", m.ID, at, role)
+				for turn := 0; turn < 3; turn++ {
+					res, err := c.Compress(ctx, "c", msgs)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					inPayload := false
+					for _, got := range res.Payload {
+						inPayload = inPayload || got.ID == m.ID && got.Content == m.Content
+					}
+					seen := false
+					for _, req := range sum.calls {
+						for _, got := range req.Messages {
+							seen = seen || got.ID == m.ID
+						}
+					}
+					if !inPayload && !seen {
+						t.Fatalf("%s, turn %d: dropped: not in the payload %v and never summarized", name, turn, ids(res.Payload))
+					}
+					if p, err := c.Plan(msgs, res.Summary); err != nil || len(p.Echoed) != 0 || len(p.Pinned) != 0 {
+						t.Fatalf("%s, turn %d: taken for recap's summary or pinned: %v, %+v", name, turn, err, p)
+					}
+					msgs = append(msgs,
+						Message{ID: fmt.Sprintf("x%d", turn), Role: RoleAssistant, Content: "more words to fold in later on"},
+						Message{ID: fmt.Sprintf("y%d", turn), Role: RoleUser, Content: "and one more question for you"})
+				}
+			}
+		}
+	}
+}
