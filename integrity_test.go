@@ -104,6 +104,50 @@ func withoutIDs(msgs []Message) []Message {
 	return ChainIDs(out)
 }
 
+// minTurn returns what of turn a payload must hold: all of it, or with
+// WithMaxTurnTokens (compact), its request and its last step.
+func minTurn(turn []Message, compact bool) []Message {
+	if !compact {
+		return turn
+	}
+	cuts := cutPoints(turn)
+	for i := len(turn) - 1; i >= 1; i-- {
+		if turn[i].Role == RoleAssistant && cuts[i] {
+			return append([]Message{turn[0]}, turn[i:]...)
+		}
+	}
+	return turn
+}
+
+// endsWithTurn reports whether payload holds the turn's request and ends
+// with the rest of the turn, less what was dropped.
+func endsWithTurn(payload, turn, dropped []Message) bool {
+	gone := map[string]bool{}
+	for _, m := range dropped {
+		gone[m.ID] = true
+	}
+	var rest []Message
+	for _, m := range turn[1:] {
+		if !gone[m.ID] {
+			rest = append(rest, m)
+		}
+	}
+	if len(payload) < len(rest)+1 {
+		return false
+	}
+	for i, m := range rest {
+		if payload[len(payload)-len(rest)+i].ID != m.ID {
+			return false
+		}
+	}
+	for _, m := range payload[:len(payload)-len(rest)] {
+		if m.ID == turn[0].ID {
+			return true
+		}
+	}
+	return false
+}
+
 func isPrefix(a, b []string) bool {
 	if len(a) > len(b) {
 		return false
@@ -124,7 +168,8 @@ func isPrefix(a, b []string) bool {
 // queues tasks and runs them after each request. flags&4 sends every
 // request as a format without message IDs would: OpenAI messages whose IDs
 // ChainIDs makes, so that an echoed summary is known by its text alone.
-// flags&8 clears old tool results (WithToolResultClearing).
+// flags&8 clears old tool results (WithToolResultClearing). flags&16
+// compacts long current turns (WithMaxTurnTokens).
 func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode, flags uint8) {
 	truth := fuzzChat(spec)
 	if len(truth) == 0 || len(truth) > 400 {
@@ -161,6 +206,9 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 	}
 	if flags&8 != 0 {
 		opts = append(opts, WithToolResultClearing(1, 3))
+	}
+	if flags&16 != 0 {
+		opts = append(opts, WithMaxTurnTokens(int(trigger)/2+5))
 	}
 	var q queue
 	switch flags % 3 {
@@ -242,7 +290,7 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		if perr != nil {
 			t.Fatalf("Plan: %v", perr)
 		}
-		floor := c.tokens(nil, p.Pinned) + c.tokens(nil, applyClearing(p.Turn, p.Cleared)) // as sent: cleared
+		floor := c.tokens(nil, p.Pinned) + c.tokens(nil, applyClearing(minTurn(p.Turn, flags&16 != 0), p.Cleared)) // as sent: cleared
 		switch {
 		case budget > 0 && floor > int(budget):
 			if !errors.Is(err, ErrBudget) {
@@ -280,7 +328,7 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 				t.Fatalf("step %d (op %d): message %s of %v is lost: not in the payload %v, not dropped, not covered by %v", step, op%4, m.ID, ids(req), ids(res.Payload), res.Summary.Covered)
 			}
 		}
-		if n := len(p.Turn); len(res.Payload) < n || ids(res.Payload[len(res.Payload)-n:])[0] != p.Turn[0].ID {
+		if !endsWithTurn(res.Payload, p.Turn, res.Dropped) {
 			t.Fatalf("step %d: payload %v does not end with the turn %v", step, ids(res.Payload), ids(p.Turn))
 		}
 		if res.Older && (res.Summarized || !res.Summary.IsZero()) {
@@ -338,7 +386,7 @@ func TestCompressInvariants(t *testing.T) {
 		if r.Intn(3) == 0 {
 			budget = uint16(20 + r.Intn(200))
 		}
-		trigger, mode, flags := uint8(r.Intn(80)), uint8(r.Intn(256)), uint8(r.Intn(3)|r.Intn(4)<<2)
+		trigger, mode, flags := uint8(r.Intn(80)), uint8(r.Intn(256)), uint8(r.Intn(3)|r.Intn(8)<<2)
 		ok := t.Run(fmt.Sprint(i), func(t *testing.T) { checkSequence(t, spec, seq, budget, trigger, mode, flags) })
 		if !ok {
 			t.Fatalf("case: spec=%v seq=%v budget=%d trigger=%d mode=%d flags=%d", spec, seq, budget, trigger, mode, flags)

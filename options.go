@@ -42,6 +42,7 @@ type config struct {
 	overhead   int
 	maxSummary int          // 0: no limit
 	maxPayload int          // 0: no limit
+	maxTurn    int          // 0: the current turn is never compacted
 	maxInput   int          // 0: no limit
 	fallback   Summarizer   // nil: none
 	hooks      Hooks        // zero: none
@@ -326,7 +327,9 @@ func WithMaxSummaryTokens(n int) Option {
 // summary and the current turn, then the summary message, and lists them in
 // [Result.Dropped]; the Store is not changed by this, so nothing is lost
 // from the chat's history. The pinned prompt and the current turn are never
-// left out: if they alone exceed n, Compress returns [ErrBudget]. n must
+// left out (with WithMaxTurnTokens, only the turn's older steps may be,
+// never its request or its last step): if they alone exceed n, Compress
+// returns [ErrBudget]. n must
 // not be negative; 0, the default, means no ceiling.
 func WithMaxPayloadTokens(n int) Option {
 	return optionFunc(func(c *config) error {
@@ -334,6 +337,44 @@ func WithMaxPayloadTokens(n int) Option {
 			return invalid("WithMaxPayloadTokens", "%d is negative", n)
 		}
 		c.maxPayload = n
+		return nil
+	})
+}
+
+// WithMaxTurnTokens compacts a long current turn, such as an agent loop (a
+// user request followed by many tool calls and results), once the turn
+// alone exceeds n tokens. First the tool results of the turn are cleared,
+// if WithToolResultClearing is set; if the turn is still over n, the
+// older steps of the turn are folded into the summary, together with
+// everything before the turn (the window too) and the user's request
+// that opened it. A step is an assistant message with the tool results
+// that answer it, and a fold never splits one. The payload is then
+// [pinned][summary][the user's request][the latest steps, raw]: the
+// request is summarized once and also kept raw, first after the summary,
+// so the model never loses sight of what it was asked; the latest steps
+// are the most that fit in n/2 with it, and at least the last one, so
+// that a fold makes room for several steps and the Summarizer is not
+// called on every step.
+//
+// The boundary then lies inside the turn (the summary's LastMessageID is
+// the last step folded and its Covered lists the request), and the next
+// call, with the same turn and more steps, continues from it; when a new
+// turn starts, the rest of the old turn is summarized like any other
+// history. When even a summary cannot bring the payload under
+// WithMaxPayloadTokens, the oldest steps of the turn are left out like
+// old conversations ([Result.Dropped]), never the request or the last
+// step.
+//
+// A turn that is one message after the request (an AI SDK UIMessage that
+// holds every step of the loop as parts) has no step to fold: there,
+// clearing its old tool results is the compaction. n must not be
+// negative; 0, the default, leaves the current turn whole.
+func WithMaxTurnTokens(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 0 {
+			return invalid("WithMaxTurnTokens", "%d is negative", n)
+		}
+		c.maxTurn = n
 		return nil
 	})
 }

@@ -21,7 +21,11 @@ import (
 // snapshot until its next save.
 //
 // Covered lists the covered messages oldest first, ending with
-// LastMessageID; the pinned system messages are never covered. An echoed
+// LastMessageID; the pinned system messages are never covered. When
+// WithMaxTurnTokens compacted a long turn, LastMessageID is a step of that
+// turn and Covered lists the turn's request before it: a boundary after
+// the current turn's request, with the request covered, continues the
+// turn. An echoed
 // summary message that stood for covered messages is listed too (its ID,
 // where the client assigned one), so that an older payload echoed back is
 // recognized as well.

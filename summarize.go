@@ -182,7 +182,8 @@ const maxAttempts = 3
 // errors of Plan), for a Store Load that fails, and when ctx is done
 // (ctx.Err()); in these cases it has stored nothing further. It returns
 // [ErrBudget] with the smallest possible payload (the pinned prompt and the
-// current turn) when even that exceeds WithMaxPayloadTokens.
+// current turn; with WithMaxTurnTokens, the turn's request and last step)
+// when even that exceeds WithMaxPayloadTokens.
 func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message) (Result, error) {
 	if c.summarizer == nil || c.store == nil {
 		return Result{}, fmt.Errorf("%w: Compress needs a Summarizer and a Store", ErrInvalidOption)

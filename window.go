@@ -12,7 +12,8 @@ const SummaryIDPrefix = "recap-summary:"
 // Plan is how a chat splits up for one turn. In order, every input message
 // is in exactly one of Pinned, Covered, Summarize, Window or Turn, except
 // recap's own summary messages echoed back by a client, which are in
-// Echoed.
+// Echoed, and the request of a Compacted turn, which is in Turn and also
+// in Covered or Summarize.
 type Plan struct {
 	// Echoed are the summary messages of recap's found in the input, as
 	// when a client sends back a payload it received: messages whose text
@@ -45,8 +46,14 @@ type Plan struct {
 	// with a user message.
 	Window []Message
 	// Turn is the current turn: the last user message and everything after
-	// it. It is never summarized.
+	// it. It is never summarized, except in a Compacted turn.
 	Turn []Message
+	// Compacted reports that WithMaxTurnTokens compacts the current turn:
+	// its older steps are folded into the summary (by this plan, in
+	// Summarize, or before, in Covered) together with its request, and
+	// Turn holds the request, which the payload sends again right after
+	// the summary, and the steps not folded.
+	Compacted bool
 	// Tokens is the size of the part to summarize: SummaryMessage and
 	// Summarize, each message counted as its Text plus the message overhead.
 	Tokens int
@@ -74,16 +81,32 @@ type Plan struct {
 
 // Payload returns the messages to send when nothing is summarized:
 // Pinned, SummaryMessage, Summarize, Window and Turn, in a fresh slice.
+// In a Compacted turn, the turn's request comes right after the summary,
+// or in Summarize when this plan folds it.
 func (p Plan) Payload() []Message {
-	n := len(p.Pinned) + 1 + len(p.Summarize) + len(p.Window) + len(p.Turn)
-	out := make([]Message, 0, n)
+	return p.assemble(p.SummaryMessage, p.Summarize)
+}
+
+// assemble returns a payload in a fresh slice: Pinned, summary (if not
+// nil), rest (what of Summarize is not folded into the summary), Window
+// and Turn; in a Compacted turn, the turn's request right after the
+// summary unless it is among rest.
+func (p Plan) assemble(summary *Message, rest []Message) []Message {
+	out := make([]Message, 0, len(p.Pinned)+2+len(rest)+len(p.Window)+len(p.Turn))
 	out = append(out, p.Pinned...)
-	if p.SummaryMessage != nil {
-		out = append(out, *p.SummaryMessage)
+	if summary != nil {
+		out = append(out, *summary)
 	}
-	out = append(out, applyClearing(p.Summarize, p.Cleared)...)
+	turn := p.Turn
+	if p.Compacted && len(turn) > 0 {
+		if !requestIn(rest, turn[0]) {
+			out = append(out, applyClearing(turn[:1], p.Cleared)...)
+		}
+		turn = turn[1:]
+	}
+	out = append(out, applyClearing(rest, p.Cleared)...)
 	out = append(out, applyClearing(p.Window, p.Cleared)...)
-	return append(out, applyClearing(p.Turn, p.Cleared)...)
+	return append(out, applyClearing(turn, p.Cleared)...)
 }
 
 // Boundary returns the ID of the last message of Summarize, which becomes
@@ -106,12 +129,8 @@ func (p Plan) after(s Summary, role Role) []Message {
 			break
 		}
 	}
-	out := make([]Message, 0, len(p.Pinned)+1+len(rest)+len(p.Window)+len(p.Turn))
-	out = append(out, p.Pinned...)
-	out = append(out, summaryMessage(s, role, p.Turn[0].Format))
-	out = append(out, applyClearing(rest, p.Cleared)...)
-	out = append(out, applyClearing(p.Window, p.Cleared)...)
-	return append(out, applyClearing(p.Turn, p.Cleared)...)
+	sm := summaryMessage(s, role, p.Turn[0].Format)
+	return p.assemble(&sm, rest)
 }
 
 // summaryMessage returns s as a message of role in the chat's format (that
@@ -245,24 +264,42 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 	}
 
 	// History starts after the pinned prompt, or after the boundary of a
-	// summary (or its echo) that lies before the current turn.
+	// summary (or its echo) that lies before the current turn. A boundary
+	// inside the current turn (WithMaxTurnTokens folded its older steps)
+	// stands when the summary covers the turn's request: the steps after
+	// it are the turn still raw.
 	start := pinned
+	inTurn := -1 // the boundary, when it lies inside the current turn
 	if !existing.IsZero() {
 		b, ok := ix[existing.LastMessageID]
+		if ok && b > turn && existing.Text != "" && coversID(existing.Covered, msgs[turn].ID) {
+			if b == len(msgs)-1 {
+				p.Older = true // no step after the boundary: not newer than the summary
+			} else {
+				inTurn = b
+			}
+		}
 		if !ok || b >= turn {
 			b = -1
+		}
+		if inTurn >= 0 {
+			b = inTurn
 		}
 		if echoEnd < turn {
 			b = max(b, echoEnd)
 		}
-		if b < 0 && existing.Text != "" {
+		if b < 0 && existing.Text != "" && !p.Older {
 			// Not by ID: walk the history against what the summary
 			// covers (IDs made by ChainIDs change after an echo), from
 			// the start, since in a format without IDs an echo of an
 			// earlier summary looks like part of the pinned prompt.
-			n, atBoundary := coveredRun(msgs[:turn+1], existing.Covered)
+			// The walk goes on into the current turn, where a boundary
+			// inside it (WithMaxTurnTokens) continues the turn.
+			n, atBoundary := coveredRun(msgs, existing.Covered)
 			switch {
-			case n == turn+1:
+			case atBoundary && n-1 > turn && n < len(msgs):
+				b, inTurn = n-1, n-1
+			case n >= turn+1:
 				p.Older = true
 			case atBoundary:
 				b = n - 1
@@ -279,7 +316,7 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 			p.Stale = true
 		}
 	}
-	history := msgs[start:turn]
+	history := msgs[start:max(start, turn)]
 
 	// Window: the last WindowConversations-1 conversations of the history,
 	// starting at a user message; fewer if the history has fewer.
@@ -297,10 +334,102 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 	p.Summarize = history[:w:w]
 	p.Window = history[w:]
 	p.Turn = msgs[turn:]
+	if inTurn >= 0 {
+		// The request, covered, is sent again before the steps after the
+		// boundary.
+		p.Turn = append([]Message{msgs[turn]}, msgs[inTurn+1:]...)
+		p.Compacted = true
+	}
 	c.clearPlan(&p)
+	fold := false
+	if c.cfg.maxTurn > 0 && !p.Older {
+		fold = c.foldTurn(&p, inTurn >= 0)
+		p.Compacted = p.Compacted || fold
+	}
 	p.Tokens = c.tokens(p.SummaryMessage, applyClearing(p.Summarize, p.Cleared))
-	p.Trigger = p.Tokens > c.cfg.trigger && len(p.Summarize) > 0 && !p.Older
+	p.Trigger = (fold || p.Tokens > c.cfg.trigger) && len(p.Summarize) > 0 && !p.Older
 	return p, nil
+}
+
+// foldTurn applies WithMaxTurnTokens to p: when its current turn, as sent,
+// exceeds the limit and has steps before its last, the older steps join
+// Summarize, after the whole history (the window too) and the turn's
+// request unless covered already, and Turn keeps the request and the
+// latest steps that fit. It reports whether it folded any.
+func (c *Compressor) foldTurn(p *Plan, covered bool) bool {
+	sent := applyClearing(p.Turn, p.Cleared)
+	counts := c.sizes(sent)
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	if total <= c.cfg.maxTurn {
+		return false
+	}
+	// Steps start at assistant messages that do not stand between a tool
+	// call and its results; keep the latest that fit in half the limit
+	// with the request, and at least the last, so that a fold makes room
+	// for several more steps rather than one.
+	cuts := cutPoints(p.Turn)
+	keep, size := len(p.Turn), counts[0]
+	for i := len(p.Turn) - 1; i >= 1; i-- {
+		size += counts[i]
+		if p.Turn[i].Role != RoleAssistant || !cuts[i] {
+			continue
+		}
+		if keep < len(p.Turn) && size > c.cfg.maxTurn/2 {
+			break
+		}
+		keep = i
+	}
+	if keep <= 1 || keep == len(p.Turn) {
+		return false // one step, or none: nothing to fold
+	}
+	request, steps := p.Turn[0], p.Turn[1:keep]
+	folded := make([]Message, 0, len(p.Summarize)+len(p.Window)+1+len(steps))
+	folded = append(append(folded, p.Summarize...), p.Window...)
+	if !covered {
+		folded = append(folded, request)
+	}
+	p.Summarize = append(folded, steps...)
+	p.Window = nil
+	p.Turn = append([]Message{request}, p.Turn[keep:]...)
+	return true
+}
+
+// coversID reports whether covered lists id, searching from the end, where
+// a current turn's request is.
+func coversID(covered []string, id string) bool {
+	for i := len(covered) - 1; i >= 0; i-- {
+		if covered[i] == id {
+			return true
+		}
+	}
+	return false
+}
+
+// sent returns the messages of Turn that a payload holds besides rest, the
+// messages of Summarize not folded into a summary: all of Turn, less its
+// request when a compacted turn's request is among rest.
+func (p Plan) sent(rest []Message) []Message {
+	if p.Compacted && len(p.Turn) > 0 && requestIn(rest, p.Turn[0]) {
+		return p.Turn[1:]
+	}
+	return p.Turn
+}
+
+// requestIn reports whether r, a current turn's request, is among msgs,
+// where it is the last user message.
+func requestIn(msgs []Message, r Message) bool {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].ID == r.ID {
+			return true
+		}
+		if msgs[i].Role == RoleUser {
+			return false
+		}
+	}
+	return false
 }
 
 // coveredRun walks msgs, a history up to and including its current
@@ -321,25 +450,45 @@ func coveredRun(msgs []Message, covered []string) (n int, atBoundary bool) {
 		return 0, false
 	}
 	mt := newMatcher(covered)
-	next := 0     // msgs[:n] are among covered[:next]
-	echo := false // the message before was passed over
+	next := 0        // msgs[:n] are among covered[:next]
+	echo := false    // the message before was passed over
+	standIn := false // the message before stood for covered messages: a summary
 	for k, m := range msgs {
 		var i int
 		var ok bool
 		switch {
 		case echo:
-			i, ok = mt.resume(msgs[k:], next)
+			var run int
+			i, run = mt.resume(msgs[k:], next)
+			ok = run > 0
+			if m.Role == RoleUser && ok && k+1 < len(msgs) && mt.anywhere(m) {
+				if j, after := mt.resume(msgs[k+1:], next); after > run || after > 0 && j+after == len(mt.covered) && i+run < len(mt.covered) {
+					// A compacted turn's request sent again after an
+					// earlier summary: the walk resumes after it.
+					n++
+					continue
+				}
+			}
 		case next == 0:
 			i, ok = mt.findID(m.ID, next) // the first is never matched by content alone
 		default:
 			i, ok = mt.find(m, next)
 		}
-		echo = false
+		if !ok && standIn && m.Role == RoleUser && mt.anywhere(m) {
+			// A compacted turn's request, covered before the summary's
+			// boundary and sent again right after the summary (see
+			// WithMaxTurnTokens).
+			standIn = false
+			n++
+			continue
+		}
+		echo, standIn = false, false
 		switch {
 		case ok:
 			next = i + 1
+			standIn = strings.HasPrefix(m.ID, SummaryIDPrefix)
 		case next == 0 && m.Role.pinned():
-			echo = true
+			echo, standIn = true, true
 		default:
 			return n, false
 		}
@@ -370,8 +519,9 @@ func newMatcher(covered []string) *matcher {
 // msgs after an echo of an earlier summary passed over: the position of
 // msgs[0] (found by ID or by its content key) from which most of msgs
 // follow one another, and of two such runs the one that does not end on a
-// message that differs.
-func (mt *matcher) resume(msgs []Message, next int) (int, bool) {
+// message that differs; and how many of msgs follow from there (0: none
+// found).
+func (mt *matcher) resume(msgs []Message, next int) (int, int) {
 	best, bestRun, bestEnds := 0, 0, false
 	candidates := mt.keyPositions(messageKey(msgs[0]))
 	if i, ok := mt.find(msgs[0], next); ok {
@@ -395,7 +545,7 @@ func (mt *matcher) resume(msgs []Message, next int) (int, bool) {
 			best, bestRun, bestEnds = j, run, ends
 		}
 	}
-	return best, bestRun > 0
+	return best, bestRun
 }
 
 // keyPositions returns the positions of the covered IDs with content key
@@ -427,11 +577,39 @@ func (mt *matcher) find(m Message, next int) (int, bool) {
 		return i, true
 	}
 	for _, j := range mt.keyPositions(messageKey(m)) {
-		if j == next {
+		if j == next || j > next && mt.refolds(next, j) {
 			return j, true
 		}
 	}
 	return 0, false
+}
+
+// anywhere reports whether m is among the covered messages, by ID or by
+// content key.
+func (mt *matcher) anywhere(m Message) bool {
+	if _, ok := mt.pos[m.ID]; ok {
+		return true
+	}
+	return len(mt.keyPositions(messageKey(m))) > 0
+}
+
+// refolds reports whether the covered IDs from i up to j are all
+// messages folded in again: each with the content key of a covered ID
+// before it, as a compacted turn's request is when it follows an echoed
+// summary in a format without IDs (see WithMaxTurnTokens). A walk may pass
+// over them.
+func (mt *matcher) refolds(i, j int) bool {
+	for ; i < j; i++ {
+		k := contentKey(mt.covered[i])
+		if k == "" {
+			return false
+		}
+		ps := mt.keyPositions(k)
+		if len(ps) == 0 || ps[0] >= i {
+			return false
+		}
+	}
+	return true
 }
 
 // messageKey returns the content key of m: that of its ID, or of the
