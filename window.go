@@ -343,7 +343,11 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 	c.clearPlan(&p)
 	fold := false
 	if c.cfg.maxTurn > 0 && !p.Older {
-		fold = c.foldTurn(&p, inTurn >= 0)
+		// The request is covered already when the boundary is inside the
+		// turn, or when an echo of a compacted turn's summary stands
+		// right before it.
+		covered := inTurn >= 0 || p.SummaryMessage != nil && coversID(p.Summary.Covered, msgs[turn].ID)
+		fold = c.foldTurn(&p, covered)
 		p.Compacted = p.Compacted || fold
 	}
 	p.Tokens = c.tokens(p.SummaryMessage, applyClearing(p.Summarize, p.Cleared))

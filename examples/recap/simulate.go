@@ -33,6 +33,7 @@ var envPrefixes = []string{"VITE_", "RECAP_"}
 
 const simulateUsage = `usage: recap simulate [-trigger N | -triggers N,N...] [-window N | -windows N,N...]
                       [-grid] [-max-payload N] [-background] [-price USD]
+                      [-max-turn N] [-clear-keep N] [-per-call]
                       [-plot FILE.svg] CHAT.json
 
 simulate replays a chat turn by turn as a chat backend would: at each user
@@ -42,7 +43,10 @@ prints, for each setting and for the uncompressed chat, the summarizer
 calls (in the request or in the background), the largest payload, the
 tokens sent over all turns and their cost. -grid replays every trigger of
 -triggers with every window of -windows; -trigger or -window fixes one
-side of the grid. Flags (after the command):
+side of the grid. -per-call replays before every model call instead (after
+the user's message and after each round of tool results), as an agent
+loop compresses; -max-turn and -clear-keep compact long turns and clear old
+tool outputs. Flags (after the command):
 `
 
 // setting is one configuration that simulate replays a chat with.
@@ -87,6 +91,9 @@ type simulation struct {
 	budget     int // -summary-tokens; 0: by the trigger, as compress does
 	maxPayload int // 0: no ceiling
 	background bool
+	maxTurn    int       // -max-turn; 0: turns are not compacted
+	clearKeep  int       // -clear-keep; < 0: tool results are not cleared
+	perCall    bool      // turns are the model calls (callsOf), not the user turns
 	stderr     io.Writer // for the spinner
 }
 
@@ -99,6 +106,25 @@ func turnsOf(msgs []recap.Message) []int {
 		}
 	}
 	return turns
+}
+
+// callsOf returns the index of the last message before each model call
+// of msgs: a user message or a tool result followed by an assistant
+// message, and the chat's last message if it is one of those, once a user
+// message has come.
+func callsOf(msgs []recap.Message) []int {
+	var calls []int
+	asked := false
+	for i, m := range msgs {
+		asked = asked || m.Role == recap.RoleUser
+		if !asked || (m.Role != recap.RoleUser && m.Role != recap.RoleTool) {
+			continue
+		}
+		if i == len(msgs)-1 || msgs[i+1].Role == recap.RoleAssistant {
+			calls = append(calls, i)
+		}
+	}
+	return calls
 }
 
 // run replays the chat with s: for each turn, Compress gets the chat up to
@@ -146,6 +172,12 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	}
 	if sim.maxPayload != 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(sim.maxPayload))
+	}
+	if sim.maxTurn != 0 {
+		opts = append(opts, recap.WithMaxTurnTokens(sim.maxTurn))
+	}
+	if sim.clearKeep >= 0 {
+		opts = append(opts, recap.WithToolResultClearing(sim.clearKeep, 0))
 	}
 	var queue []func(context.Context) // tasks scheduled and not yet run
 	if sim.background {
@@ -288,6 +320,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, l
 		budget            = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
 		ceiling           = fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)")
 		background        = fs.Bool("background", false, "summarize in the background (recap.WithBackground), the tasks running after each turn")
+		maxTurn           = fs.Int("max-turn", 0, "compact a current turn over this many tokens (recap.WithMaxTurnTokens; 0: never)")
+		clearKeep         = fs.Int("clear-keep", -1, "clear tool outputs older than the N most recent (recap.WithToolResultClearing; -1: never)")
+		perCall           = fs.Bool("per-call", false, "replay before every model call (after each round of tool results too), not once per user turn")
 		price             = fs.Float64("price", defaultPrice, "`USD` per million input tokens (2.50 is GPT-4o's input price)")
 		plot              = fs.String("plot", "", "write an SVG chart of the tokens sent per turn to this file")
 	)
@@ -315,6 +350,10 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, l
 		return usageErr("-triggers and -windows set the grid: add -grid")
 	case *price < 0 || math.IsNaN(*price) || math.IsInf(*price, 0):
 		return usageErr("-price %v is not a price", *price)
+	case *maxTurn < 0:
+		return usageErr("-max-turn %d is negative", *maxTurn)
+	case *clearKeep < -1:
+		return usageErr("-clear-keep %d: give a count, or -1 for none", *clearKeep)
 	case *plot != "" && !strings.EqualFold(filepath.Ext(*plot), ".svg"):
 		return usageErr("-plot %s: the chart is SVG: name a .svg file (rsvg-convert makes a PNG of it)", *plot)
 	}
@@ -375,7 +414,10 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, l
 
 	chatID := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	sim := &simulation{chatID: chatID, msgs: msgs, turns: turnsOf(msgs), lookup: lookup, counter: counter,
-		budget: *budget, maxPayload: *ceiling, background: *background, stderr: stderr}
+		budget: *budget, maxPayload: *ceiling, background: *background, maxTurn: *maxTurn, clearKeep: *clearKeep, stderr: stderr}
+	if *perCall {
+		sim.turns, sim.perCall = callsOf(msgs), true
+	}
 	if len(sim.turns) == 0 {
 		return failChat(errors.New("no user message: nothing to replay"))
 	}
@@ -405,11 +447,21 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, l
 // printSimulation writes the table of replays, the uncompressed chat
 // first, with a header saying what was replayed and how.
 func printSimulation(w io.Writer, sim *simulation, format, summarizer string, price float64, base *replay, replays []*replay) {
-	fmt.Fprintf(w, "chat %q: %d messages, %d turns, format %s, %s; summaries by %s\n",
-		sim.chatID, len(sim.msgs), len(sim.turns), format, sim.counter.Encoding(), summarizer)
+	unit := "turns"
+	if sim.perCall {
+		unit = "model calls"
+	}
+	fmt.Fprintf(w, "chat %q: %d messages, %d %s, format %s, %s; summaries by %s\n",
+		sim.chatID, len(sim.msgs), len(sim.turns), unit, format, sim.counter.Encoding(), summarizer)
 	ceiling := "no ceiling"
 	if sim.maxPayload != 0 {
 		ceiling = "ceiling " + group(sim.maxPayload) + " tokens"
+	}
+	if sim.maxTurn != 0 {
+		ceiling += "; turns over " + group(sim.maxTurn) + " tokens compacted"
+	}
+	if sim.clearKeep >= 0 {
+		ceiling += fmt.Sprintf("; tool outputs older than the %d most recent cleared", sim.clearKeep)
 	}
 	where := "summarizing inside the request"
 	if sim.background {

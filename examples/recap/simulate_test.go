@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
 )
 
@@ -124,7 +125,7 @@ func newSimulation(t *testing.T, chat string, ceiling int, background bool) *sim
 		t.Fatal(err)
 	}
 	return &simulation{chatID: chat, msgs: msgs, turns: turnsOf(msgs), lookup: noEnv, counter: counter,
-		maxPayload: ceiling, background: background, stderr: io.Discard}
+		maxPayload: ceiling, background: background, clearKeep: -1, stderr: io.Discard}
 }
 
 // TestSimulateBackground: with the background on, no Summarizer call runs
@@ -272,5 +273,54 @@ func TestSimulateFlags(t *testing.T) {
 				t.Errorf("%s: exit %d, want %d with %q in\n%s%s", tt.reason, code, tt.code, tt.want, out, errOut)
 			}
 		})
+	}
+}
+
+// TestSimulateAgentLoop replays the sample agent loop before every model
+// call: compacting the turn keeps every payload near the limit, clearing
+// old tool outputs as well needs no summarization at all, and both send far
+// fewer tokens than the uncompressed loop.
+func TestSimulateAgentLoop(t *testing.T) {
+	ctx := context.Background()
+	sim := newSimulation(t, "agentloop", 0, false)
+	sim.turns = callsOf(sim.msgs)
+	if len(sim.turns) != 81 {
+		t.Fatalf("%d model calls, want 81 (the request, then one per step)", len(sim.turns))
+	}
+	base, err := sim.uncompressed(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := setting{trigger: 1000, window: 2}
+	sim.maxTurn = 20000
+	folded, err := sim.run(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A payload holds the summary, the request and the steps kept (at most
+	// half the limit) plus the step that came since: never much over it.
+	if folded.calls() == 0 || folded.largest > sim.maxTurn+2000 || folded.total >= base.total/2 {
+		t.Errorf("compacted: %d calls, largest %d, total %d (uncompressed: largest %d, total %d)", folded.calls(), folded.largest, folded.total, base.largest, base.total)
+	}
+	sim.clearKeep = 4
+	cleared, err := sim.run(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cleared.total >= folded.total || cleared.largest > sim.maxTurn {
+		t.Errorf("compacted and cleared: largest %d, total %d; compacted only: total %d", cleared.largest, cleared.total, folded.total)
+	}
+	t.Logf("uncompressed: largest %d, total %d; compacted: %d calls, largest %d, total %d; also cleared: %d calls, largest %d, total %d",
+		base.largest, base.total, folded.calls(), folded.largest, folded.total, cleared.calls(), cleared.largest, cleared.total)
+}
+
+func TestCallsOf(t *testing.T) {
+	msgs := []recap.Message{
+		{ID: "s", Role: recap.RoleSystem}, {ID: "u1", Role: recap.RoleUser}, {ID: "a1", Role: recap.RoleAssistant},
+		{ID: "t1", Role: recap.RoleTool}, {ID: "t2", Role: recap.RoleTool}, {ID: "a2", Role: recap.RoleAssistant},
+		{ID: "u2", Role: recap.RoleUser}, {ID: "u3", Role: recap.RoleUser},
+	}
+	if diff := cmp.Diff([]int{1, 4, 7}, callsOf(msgs)); diff != "" {
+		t.Errorf("callsOf (-want +got):\n%s", diff)
 	}
 }

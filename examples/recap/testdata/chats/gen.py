@@ -116,4 +116,44 @@ for i in range(1, 261):
     longchat.append({"id": f"a{i}", "role": "assistant", "content": a})
 longchat.append({"id": "u261", "role": "user", "content": "Which services had the most incidents this quarter, and which fixes worked best?"})
 dump("long.json", longchat)
+# agentloop.json: OpenAI format, one request followed by an 80-step agent
+# loop whose tool results are source files, test runs and search hits of
+# 400 to 1,500 tokens: what WithMaxTurnTokens is for.
+rng = random.Random(7)
+pkgs = ["store", "window", "budget", "chunk", "flight", "prompt", "tokens", "clearing"]
+def source(name, n):
+    lines = [f"package {name}", "", "import (", '\t"context"', '\t"fmt"', ")", ""]
+    for k in range(n):
+        f = f"{rng.choice(['load', 'save', 'plan', 'fit', 'merge', 'count'])}{rng.choice(['Chunk', 'Window', 'Summary', 'Turn', 'Batch'])}{k}"
+        lines += [f"// {f} handles case {k} of the {name} package.",
+                  f"func {f}(ctx context.Context, n int) (int, error) {{",
+                  f"\tif n < {rng.randint(1, 99)} {{", f'\t\treturn 0, fmt.Errorf("{name}: {f}: %d too small", n)', "\t}",
+                  f"\treturn n * {rng.randint(2, 9)}, nil", "}", ""]
+    return "\n".join(lines)
+def tests(name, n):
+    out = []
+    for k in range(n):
+        ok = rng.random() > 0.15
+        out.append(f"=== RUN   Test{name.title()}{k}\n--- {'PASS' if ok else 'FAIL'}: Test{name.title()}{k} (0.0{rng.randint(0, 9)}s)")
+        if not ok:
+            out.append(f"    {name}_test.go:{rng.randint(10, 400)}: got {rng.randint(0, 99)}, want {rng.randint(100, 200)}")
+    return "\n".join(out)
+loop = [{"role": "system", "content": "You are a coding agent with tools to read files, run tests and search the repository."},
+        {"role": "user", "content": "Rename the Compressor's internal 'plan' step to 'split' across the repository, keep the public API unchanged, and make every test pass."}]
+for step in range(1, 81):
+    name = rng.choice(pkgs)
+    kind = rng.choice(["read_file", "read_file", "run_tests", "grep"])
+    cid = f"call_{step}"
+    if kind == "read_file":
+        args, result = {"path": f"{name}.go"}, source(name, rng.randint(8, 22))
+    elif kind == "run_tests":
+        args, result = {"package": f"./{name}"}, tests(name, rng.randint(15, 45))
+    else:
+        args = {"pattern": "plan(", "dir": "."}
+        result = "\n".join(f"{rng.choice(pkgs)}.go:{rng.randint(1, 900)}: \tp, err := c.plan(msgs, ix, prev) // step {k}" for k in range(rng.randint(20, 60)))
+    text = f"Step {step}: {'reading' if kind == 'read_file' else 'running' if kind == 'run_tests' else 'searching'} {name} to continue the rename."
+    loop.append({"role": "assistant", "content": text, "tool_calls": [{"id": cid, "type": "function", "function": {"name": kind, "arguments": json.dumps(args)}}]})
+    loop.append({"role": "tool", "tool_call_id": cid, "content": result})
+loop.append({"role": "assistant", "content": "The rename is done: 'plan' is now 'split' in every package, the public API is unchanged and all tests pass."})
+dump("agentloop.json", loop)
 print("ok")
