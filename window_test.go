@@ -24,6 +24,7 @@ type planCase struct {
 	Window   int       `json:"window"`
 	Overhead int       `json:"overhead"`
 	Role     Role      `json:"role"`
+	MaxTurn  int       `json:"maxTurn"`
 	Summary  Summary   `json:"summary"`
 	Messages []Message `json:"messages"`
 }
@@ -41,6 +42,9 @@ func (pc planCase) options() []Option {
 	}
 	if pc.Role != "" {
 		opts = append(opts, WithSummaryRole(pc.Role))
+	}
+	if pc.MaxTurn != 0 {
+		opts = append(opts, WithMaxTurnTokens(pc.MaxTurn))
 	}
 	return opts
 }
@@ -135,17 +139,25 @@ func renderPlan(pc planCase, p Plan, err error) string {
 	fmt.Fprintf(&b, "boundary: %s\n", p.Boundary())
 	fmt.Fprintf(&b, "window: %s\n", ids(p.Window))
 	fmt.Fprintf(&b, "turn: %s\n", ids(p.Turn))
+	if p.Compacted {
+		fmt.Fprintf(&b, "compacted: true\n")
+	}
 	fmt.Fprintf(&b, "payload: %s\n", ids(p.Payload()))
 	return b.String()
 }
 
 // checkPartition asserts the invariants of a Plan: every input message is,
-// in order, in exactly one of Pinned, Covered, Summarize, Window and Turn;
-// the window starts at a user message and the turn at the last one.
+// in order, in exactly one of Pinned, Covered, Summarize, Window and Turn
+// (a Compacted turn's request in Turn and before it); the window starts at
+// a user message and the turn at the last one.
 func checkPartition(t *testing.T, msgs []Message, p Plan) {
 	t.Helper()
 	var all []Message
-	for _, part := range [][]Message{p.Pinned, p.Covered, p.Summarize, p.Window, p.Turn} {
+	turn := p.Turn
+	if p.Compacted && len(turn) > 0 {
+		turn = turn[1:]
+	}
+	for _, part := range [][]Message{p.Pinned, p.Covered, p.Summarize, p.Window, turn} {
 		all = append(all, part...)
 	}
 	if !partitionEqual(msgs, all) {
