@@ -104,7 +104,9 @@ type Result struct {
 	// Payload is what to send to the LLM:
 	// [pinned][summary][window][current turn] after a summarization, or
 	// [pinned][old summary][history after its boundary][current turn]
-	// otherwise, less what Dropped lists. It is a fresh slice.
+	// otherwise, less what Dropped lists; in a turn compacted by
+	// WithMaxTurnTokens, [pinned][summary][the turn's request][its latest
+	// steps]. It is a fresh slice.
 	Payload []Message
 	// PayloadTokens is the measured size of Payload: each message's Text
 	// plus the message overhead.
