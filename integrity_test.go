@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -149,6 +150,10 @@ func endsWithTurn(payload, turn, dropped []Message) bool {
 }
 
 var debugSeq = false
+
+// compactedPlans counts the requests of checkSequence planned as Compacted
+// turns, so that a test can show it exercised them.
+var compactedPlans atomic.Int64
 
 // midSystem reports whether msgs has a system message after its first
 // message.
@@ -307,6 +312,9 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		p, perr := c.Plan(req, before) // what the request was planned against
 		if perr != nil {
 			t.Fatalf("Plan: %v", perr)
+		}
+		if p.Compacted {
+			compactedPlans.Add(1)
 		}
 		floor := c.tokens(nil, p.Pinned) + c.tokens(nil, applyClearing(minTurn(p.Turn, flags&16 != 0), p.Cleared)) // as sent: cleared
 		switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -215,5 +216,54 @@ func TestAgentLoopBudget(t *testing.T) {
 	c = mustNew(t, sum, NewMemoryStore(), WithTriggerTokens(400), WithMaxTurnTokens(300), WithMaxPayloadTokens(100))
 	if _, err := c.Compress(ctx, "c", chat); !errors.Is(err, ErrBudget) {
 		t.Fatalf("err = %v, want ErrBudget", err)
+	}
+}
+
+// TestAgentLoopInvariants runs the invariants of FuzzCompress on random
+// agent loops: a system prompt, a few conversations, then one request
+// followed by many steps (assistant text, and tool calls with one or two
+// parallel results), compacted by WithMaxTurnTokens, with random faults,
+// ceilings, schedulers, echoes, retries and edits.
+func TestAgentLoopInvariants(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	before := compactedPlans.Load()
+	n := 800
+	if testing.Short() {
+		n = 150
+	}
+	for i := 0; i < n; i++ {
+		spec := []byte{0 | 5<<3} // the system prompt
+		for j := r.Intn(4); j > 0; j-- {
+			spec = append(spec, byte(1|r.Intn(8)<<3), byte(2|r.Intn(8)<<3))
+		}
+		spec = append(spec, byte(1|r.Intn(8)<<3)) // the request
+		for j := 5 + r.Intn(40); j > 0; j-- {
+			low := byte(3)
+			if r.Intn(4) == 0 {
+				low = 2
+			}
+			spec = append(spec, low|byte(r.Intn(32))<<3|byte(r.Intn(2))<<2)
+		}
+		seq := make([]byte, 6+r.Intn(20))
+		for j := range seq {
+			seq[j] = byte(r.Intn(256))
+			if r.Intn(3) > 0 {
+				seq[j] &^= 3 // mostly the next messages of the loop
+			}
+		}
+		budget := uint16(0)
+		if r.Intn(2) == 0 {
+			budget = uint16(60 + r.Intn(300))
+		}
+		trigger, mode, flags := uint8(10+r.Intn(120)), uint8(r.Intn(256)), uint8(r.Intn(3)|r.Intn(4)<<2|16)
+		ok := t.Run(fmt.Sprint(i), func(t *testing.T) { checkSequence(t, spec, seq, budget, trigger, mode, flags) })
+		if !ok {
+			t.Fatalf("case: spec=%v seq=%v budget=%d trigger=%d mode=%d flags=%d", spec, seq, budget, trigger, mode, flags)
+		}
+	}
+	if got := compactedPlans.Load() - before; got < int64(n) {
+		t.Fatalf("only %d requests over %d loops were planned as compacted turns", got, n)
+	} else {
+		t.Logf("%d requests planned as compacted turns", got)
 	}
 }
