@@ -13,13 +13,14 @@ func (c *Compressor) fit(res Result, p Plan) (Result, error) {
 	} else {
 		res.PayloadTokens = c.planTokens(p)
 	}
-	if c.cfg.maxPayload == 0 || res.PayloadTokens <= c.cfg.maxPayload {
+	ceiling := c.ceiling()
+	if ceiling == 0 || res.PayloadTokens <= ceiling {
 		return res, nil
 	}
 	counts := c.sizes(res.Payload)
 	cuts := cutPoints(res.Payload)
 	total := res.PayloadTokens
-	over := func() bool { return total > c.cfg.maxPayload }
+	over := func() bool { return total > ceiling }
 	// The payload is [pinned][summary?][middle...][request][steps...].
 	head, tail := len(p.Pinned), requestAt(res.Payload, p)
 	hasSummary := res.Summarized || p.SummaryMessage != nil
@@ -73,9 +74,21 @@ func (c *Compressor) fit(res Result, p Plan) (Result, error) {
 	}
 	res.Payload, res.Dropped, res.PayloadTokens = kept, dropped, total
 	if over() {
-		return res, fmt.Errorf("%w: %d tokens, budget %d", ErrBudget, total, c.cfg.maxPayload)
+		if c.cfg.reserved > 0 {
+			return res, fmt.Errorf("%w: %d tokens, budget %d (ceiling %d less %d reserved)", ErrBudget, total, ceiling, c.cfg.maxPayload, c.cfg.reserved)
+		}
+		return res, fmt.Errorf("%w: %d tokens, budget %d", ErrBudget, total, ceiling)
 	}
 	return res, nil
+}
+
+// ceiling returns what a payload must fit in: WithMaxPayloadTokens less
+// WithReservedTokens, or 0 for no ceiling.
+func (c *Compressor) ceiling() int {
+	if c.cfg.maxPayload == 0 {
+		return 0
+	}
+	return c.cfg.maxPayload - c.cfg.reserved
 }
 
 // requestAt returns the index in payload of the request that opens p's

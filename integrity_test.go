@@ -187,7 +187,8 @@ func isPrefix(a, b []string) bool {
 // request as a format without message IDs would: OpenAI messages whose IDs
 // ChainIDs makes, so that an echoed summary is known by its text alone.
 // flags&8 clears old tool results (WithToolResultClearing). flags&16
-// compacts long current turns (WithMaxTurnTokens).
+// compacts long current turns (WithMaxTurnTokens). flags&32 reserves a
+// quarter of the ceiling (WithReservedTokens).
 func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode, flags uint8) {
 	truth := fuzzChat(spec)
 	if len(truth) == 0 || len(truth) > 400 {
@@ -227,6 +228,11 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 	}
 	if flags&16 != 0 {
 		opts = append(opts, WithMaxTurnTokens(int(trigger)/2+5))
+	}
+	ceiling := int(budget) // what a payload must fit in
+	if flags&32 != 0 && budget > 1 {
+		opts = append(opts, WithReservedTokens(int(budget)/4))
+		ceiling -= int(budget) / 4
 	}
 	var q queue
 	switch flags % 3 {
@@ -318,14 +324,14 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		}
 		floor := c.tokens(nil, p.Pinned) + c.tokens(nil, applyClearing(minTurn(p.Turn, flags&16 != 0), p.Cleared)) // as sent: cleared
 		switch {
-		case budget > 0 && floor > int(budget):
+		case budget > 0 && floor > ceiling:
 			if !errors.Is(err, ErrBudget) {
-				t.Fatalf("step %d: pinned+turn = %d over budget %d, err = %v, want ErrBudget", step, floor, budget, err)
+				t.Fatalf("step %d: pinned+turn = %d over budget %d, err = %v, want ErrBudget", step, floor, ceiling, err)
 			}
 		case err != nil:
 			t.Fatalf("step %d: Compress: %v", step, err)
-		case budget > 0 && res.PayloadTokens > int(budget):
-			t.Fatalf("step %d: payload %d tokens over budget %d", step, res.PayloadTokens, budget)
+		case budget > 0 && res.PayloadTokens > ceiling:
+			t.Fatalf("step %d: payload %d tokens over budget %d", step, res.PayloadTokens, ceiling)
 		}
 		count := map[string]int{}
 		recount := 0
@@ -412,7 +418,7 @@ func TestCompressInvariants(t *testing.T) {
 		if r.Intn(3) == 0 {
 			budget = uint16(20 + r.Intn(200))
 		}
-		trigger, mode, flags := uint8(r.Intn(80)), uint8(r.Intn(256)), uint8(r.Intn(3)|r.Intn(8)<<2)
+		trigger, mode, flags := uint8(r.Intn(80)), uint8(r.Intn(256)), uint8(r.Intn(3)|r.Intn(16)<<2)
 		ok := t.Run(fmt.Sprint(i), func(t *testing.T) { checkSequence(t, spec, seq, budget, trigger, mode, flags) })
 		if !ok {
 			t.Fatalf("case: spec=%v seq=%v budget=%d trigger=%d mode=%d flags=%d", spec, seq, budget, trigger, mode, flags)

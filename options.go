@@ -43,6 +43,7 @@ type config struct {
 	maxSummary int          // 0: no limit
 	maxPayload int          // 0: no limit
 	maxTurn    int          // 0: the current turn is never compacted
+	reserved   int          // tokens of the request besides the payload (WithReservedTokens)
 	maxInput   int          // 0: no limit
 	fallback   Summarizer   // nil: none
 	hooks      Hooks        // zero: none
@@ -375,6 +376,25 @@ func WithMaxTurnTokens(n int) Option {
 			return invalid("WithMaxTurnTokens", "%d is negative", n)
 		}
 		c.maxTurn = n
+		return nil
+	})
+}
+
+// WithReservedTokens reserves n tokens of the WithMaxPayloadTokens ceiling
+// for what a request holds besides the payload: tool definitions, the
+// reply priming, a tool choice (see [OpenAIRequestTokens] for a Chat
+// Completions request). Payloads are then fitted under the ceiling less n;
+// the trigger, which measures the older part of the chat, is not changed.
+// A caller with 40 tools and a 128k-token model sets the ceiling to the
+// context window less the output it reserves, and n to its tools' tokens.
+// n must not be negative, and New rejects an n with no ceiling or not
+// below it.
+func WithReservedTokens(n int) Option {
+	return optionFunc(func(c *config) error {
+		if n < 0 {
+			return invalid("WithReservedTokens", "%d is negative", n)
+		}
+		c.reserved = n
 		return nil
 	})
 }

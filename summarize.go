@@ -80,6 +80,12 @@ func New(s Summarizer, st Store, opts ...Option) (*Compressor, error) {
 	if cfg.counter == nil {
 		cfg.counter = defaultCounter()
 	}
+	switch {
+	case cfg.reserved > 0 && cfg.maxPayload == 0:
+		return nil, invalid("WithReservedTokens", "%d tokens reserved of no ceiling: set WithMaxPayloadTokens", cfg.reserved)
+	case cfg.reserved > 0 && cfg.reserved >= cfg.maxPayload:
+		return nil, invalid("WithReservedTokens", "%d tokens reserved leave nothing of WithMaxPayloadTokens' %d", cfg.reserved, cfg.maxPayload)
+	}
 	c := &Compressor{summarizer: s, store: st, cfg: cfg, counts: newCountCache()}
 	if cfg.maxInput > 0 {
 		c.piece = piece(cfg.counter, cfg.overhead)
@@ -232,7 +238,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 			res.Err = shared
 			break
 		}
-		if mayDefer && (c.cfg.maxPayload == 0 || c.planTokens(p) <= c.cfg.maxPayload) {
+		if mayDefer && (c.ceiling() == 0 || c.planTokens(p) <= c.ceiling()) {
 			c.schedule(chatID, msgs, ix)
 			break
 		}
