@@ -232,7 +232,7 @@ func parseSchema(raw json.RawMessage) (*schema, error) {
 		return nil, err
 	}
 	s := &schema{object: true, required: map[string]bool{}}
-	json.Unmarshal(fields.Type, &s.typ)               // not a string: no type
+	json.Unmarshal(fields.Type, &s.typ)                // not a string: no type
 	json.Unmarshal(fields.Description, &s.description) // not a string: none
 	if json.Unmarshal(fields.Enum, &s.enum) == nil && len(fields.Enum) > 0 {
 		s.hasEnum = true
