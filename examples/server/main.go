@@ -54,14 +54,29 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	go onSignals(sigs, cancel, func() {
+		fmt.Fprintln(os.Stderr, "server: second signal: exiting now")
+		os.Exit(1)
+	})
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintf(os.Stderr, "server: %v\n", err)
 		}
 		os.Exit(1)
 	}
+}
+
+// onSignals calls first on the first signal (a graceful shutdown) and
+// second on the next (exit at once, for an operator who does not want to
+// wait for the drain).
+func onSignals(sigs <-chan os.Signal, first, second func()) {
+	<-sigs
+	first()
+	<-sigs
+	second()
 }
 
 // loadKeys returns the keyring of file, or nil with noAuth, which it
@@ -175,12 +190,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		brkFails   = fs.Int("breaker-failures", breaker.DefaultThreshold, "consecutive LLM failures that stop calling it for -breaker-cooldown (the fallback serves)")
 		brkCool    = fs.Duration("breaker-cooldown", breaker.DefaultCooldown, "how long the LLM is not called once the breaker opened")
 		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
+		background = fs.Bool("background", true, "summarize off the request path while the payload fits -max-payload (recap.WithBackground)")
+		workersN   = fs.Int("summarize-workers", DefaultSummarizeWorkers, "background summarizations running at once")
+		queueN     = fs.Int("summarize-queue", DefaultSummarizeQueue, "background summarizations waiting at most; more are dropped and scheduled again by a later request")
+		grace      = fs.Duration("grace", DefaultGrace, "on SIGINT or SIGTERM, how long requests in flight and background summarizations may take to finish (a second signal exits at once)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
 	if *maxMsgs < 1 || *maxConc < 1 || *queueWait < 0 {
 		return fmt.Errorf("-max-messages %d, -max-concurrent %d: must be positive; -queue-wait %v: must not be negative", *maxMsgs, *maxConc, *queueWait)
+	}
+	if *workersN < 1 || *queueN < 0 || *grace <= 0 {
+		return fmt.Errorf("-summarize-workers %d must be positive, -summarize-queue %d not negative, -grace %v positive", *workersN, *queueN, *grace)
 	}
 	if *sumRate <= 0 || *sumBurst < 1 {
 		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", *sumRate, *sumBurst)
@@ -215,11 +237,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	label = redact(label)       // a base URL may hold credentials
 	sum = shieldSummarizer(sum) // errors without the provider's body
+	backoff := newSaveBackoff(log, nil)
+	compressSum := sum // what the Compressor calls; sum also serves /api/summarize
 	if fallback != nil {
-		// An LLM: stop calling it while it keeps failing.
+		// An LLM: stop calling it while it keeps failing, and while the
+		// store cannot save what it would make.
 		if sum, err = breaker.New(sum, *brkFails, *brkCool, nil); err != nil {
 			return err
 		}
+		compressSum = backoff.summarizer(sum)
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
 	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2), recap.WithSummaryRole(recap.Role(*role)))
@@ -255,7 +281,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	defer db.Close()
 	store := markedStore{st}
-	c, err := recap.New(sum, store, opts...)
+	var pool *workers
+	if *background {
+		pool = newWorkers(log, *workersN, *queueN)
+		defer pool.stop()
+		opts = append(opts, recap.WithBackground(pool.run))
+	}
+	c, err := recap.New(compressSum, backoff.store(store), opts...)
 	if err != nil {
 		return err
 	}
@@ -289,14 +321,38 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	case <-ctx.Done():
 	}
-	// Graceful shutdown: stop accepting, let requests in flight finish.
-	shutCtx, cancel := context.WithTimeout(context.Background(), *timeout)
+	return shutdown(log, srv, serveErr, c, pool, *grace)
+}
+
+// DefaultGrace is how long a shutdown waits for requests in flight and
+// background summarizations.
+const DefaultGrace = 30 * time.Second
+
+// shutdown stops srv gracefully: it stops accepting, lets the requests in
+// flight finish, then waits for the background summarizations (c.Drain),
+// all within grace; what is still running then is cut short (its context
+// is cancelled: nothing half-saved, the store's compare-and-swap sees to
+// that).
+func shutdown(log *slog.Logger, srv *http.Server, serveErr <-chan error, c *recap.Compressor, pool *workers, grace time.Duration) error {
+	log.Info("shutting down", "grace", grace)
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	var errs []error
+	if err := srv.Shutdown(ctx); err != nil {
+		srv.Close()
+		errs = append(errs, fmt.Errorf("shutdown: requests still running after %v: %w", grace, err))
 	}
 	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
-		return err
+		errs = append(errs, err)
+	}
+	if pool != nil {
+		if err := c.Drain(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("shutdown: background summarizations still running after %v: %w", grace, err))
+		}
+		pool.stop()
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	log.Info("stopped")
 	return nil

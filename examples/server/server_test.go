@@ -40,7 +40,9 @@ func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args 
 			auth = nil
 		}
 	}
-	args = append(append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db")}, auth...), args...)
+	// In the request unless a test says otherwise, so that a response
+	// shows the summary it made; a later -background wins.
+	args = append(append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db"), "-background=false"}, auth...), args...)
 	getenv := func(k string) string { return env[k] }
 	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
 	var base string

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/sqlstore"
+)
+
+// slowLLM is an OpenAI-compatible chat completions endpoint whose answers
+// wait until release is closed.
+type slowLLM struct {
+	*httptest.Server
+	calls   atomic.Int64
+	release chan struct{}
+}
+
+func newSlowLLM(t *testing.T) *slowLLM {
+	l := &slowLLM{release: make(chan struct{})}
+	l.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := l.calls.Add(1)
+		io.Copy(io.Discard, r.Body)
+		select {
+		case <-l.release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"c%d","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"the LLM's summary %d"},"finish_reason":"stop"}]}`, n, n)
+	}))
+	t.Cleanup(func() {
+		l.open()
+		l.Close()
+	})
+	return l
+}
+
+var releaseOnce sync.Map
+
+func (l *slowLLM) open() {
+	if _, done := releaseOnce.LoadOrStore(l, true); !done {
+		close(l.release)
+	}
+}
+
+// TestBackgroundRequestsDoNotWait: by default a request whose trigger
+// fires does not wait for the LLM: ten requests for one chat, their
+// clients giving up at once, all answer while the LLM hangs, the LLM is
+// called once, and its summary is saved once it answers.
+func TestBackgroundRequestsDoNotWait(t *testing.T) {
+	llm := newSlowLLM(t)
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
+	base := startServer(t, env, "-trigger", "100", "-background")
+	body := chatJSON(t, 8)
+	for i := range 10 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/chats/c/payload", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatalf("request %d waited for the LLM: %v", i, err)
+		}
+		resp.Body.Close()
+		cancel() // the client gives up: nothing is waiting on it anyway
+		if resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d", i, resp.StatusCode)
+		}
+	}
+	waitFor(t, func() bool { return llm.calls.Load() == 1 })
+	llm.open()
+	var summary map[string]any
+	waitFor(t, func() bool {
+		status, out := get(t, base+"/api/chats/c/summary")
+		summary = out
+		return status == 200
+	})
+	if got := fmt.Sprint(summary["summary"]); !strings.Contains(got, "the LLM's summary 1") {
+		t.Errorf("stored summary %s, want the LLM's", got)
+	}
+	if n := llm.calls.Load(); n != 1 {
+		t.Errorf("the LLM was called %d times, want 1", n)
+	}
+}
+
+// waitFor polls cond every 10 ms for up to 20 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 2000; i++ {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("condition not met in 20 s")
+}
+
+func get(t *testing.T, url string) (int, map[string]any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	data, _ := io.ReadAll(resp.Body)
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &out); err != nil {
+			t.Fatalf("response %d is not JSON: %s", resp.StatusCode, data)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+// TestShutdownDrains: a shutdown waits for the background summarization in
+// flight, which is saved before run returns.
+func TestShutdownDrains(t *testing.T) {
+	llm := newSlowLLM(t)
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
+	db := filepath.Join(t.TempDir(), "recap.db")
+	logs := &logWriter{addr: make(chan string, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", db, "-trigger", "100", "-grace", "20s"},
+			func(k string) string { return env[k] }, io.Discard, logs)
+	}()
+	base := "http://" + <-logs.addr
+	if status, _ := post(t, base+"/api/chats/c/payload", chatJSON(t, 8)); status != 200 {
+		t.Fatal(status)
+	}
+	waitFor(t, func() bool { return llm.calls.Load() == 1 })
+	cancel() // the first signal
+	select {
+	case err := <-done:
+		t.Fatalf("run returned while a summarization was in flight: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	llm.open()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v\n%s", err, logs)
+	}
+	st, sqldb, err := sqlstore.OpenSQLite(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqldb.Close()
+	sum, err := st.Load(context.Background(), storeKey("", "c"))
+	if err != nil || !strings.Contains(sum.Text, "the LLM's summary") {
+		t.Errorf("after the drain the store holds %+v, %v", sum, err)
+	}
+}
+
+// TestShutdownGrace: what runs past the grace period is cut short, and run
+// says so.
+func TestShutdownGrace(t *testing.T) {
+	llm := newSlowLLM(t)
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
+	logs := &logWriter{addr: make(chan string, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db"), "-trigger", "100", "-grace", "200ms"},
+			func(k string) string { return env[k] }, io.Discard, logs)
+	}()
+	base := "http://" + <-logs.addr
+	post(t, base+"/api/chats/c/payload", chatJSON(t, 8))
+	waitFor(t, func() bool { return llm.calls.Load() == 1 })
+	cancel()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "background summarizations still running") {
+		t.Errorf("run = %v, want the grace period exceeded", err)
+	}
+}
+
+func TestOnSignals(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	var first, second atomic.Int32
+	done := make(chan bool)
+	go func() {
+		onSignals(sigs, func() { first.Add(1) }, func() { second.Add(1) })
+		done <- true
+	}()
+	sigs <- os.Interrupt
+	waitFor(t, func() bool { return first.Load() == 1 })
+	if second.Load() != 0 {
+		t.Fatal("one signal exited")
+	}
+	sigs <- os.Interrupt
+	<-done
+	if first.Load() != 1 || second.Load() != 1 {
+		t.Fatalf("first %d, second %d", first.Load(), second.Load())
+	}
+}
+
+// TestWorkersQueueFull: a task that finds the queue full ends at once
+// without calling the summarizer, and its chat can be scheduled again.
+func TestWorkersQueueFull(t *testing.T) {
+	block := make(chan struct{})
+	var calls atomic.Int64
+	sum := recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
+		calls.Add(1)
+		<-block
+		return "summary of " + req.ChatID, nil
+	})
+	w := newWorkers(newTestLogger(io.Discard), 1, 1)
+	c, err := recap.New(sum, recap.NewMemoryStore(), recap.WithTriggerTokens(100), recap.WithBackground(w.run))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	msgs := chatMessages(8)
+	compress := func(chat string, scheduled bool) {
+		t.Helper()
+		res, err := c.Compress(ctx, chat, msgs)
+		if err != nil || res.Scheduled != scheduled {
+			t.Fatalf("%s: %v, scheduled %v, want %v", chat, err, res.Scheduled, scheduled)
+		}
+	}
+	compress("a", true)
+	waitFor(t, func() bool { return calls.Load() == 1 }) // the worker is busy with a
+	compress("b", true)                                  // queued
+	compress("c", false)                                 // the queue is full: ended at once
+	close(block)
+	if err := c.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	compress("c", true) // scheduled again, and run
+	if err := c.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.stop()
+	if n := calls.Load(); n != 3 {
+		t.Errorf("%d summarizer calls, want 3 (a, b, then c once scheduled again)", n)
+	}
+	if w.dropped != 1 {
+		t.Errorf("%d tasks dropped, want 1", w.dropped)
+	}
+}
+
+func chatMessages(n int) []recap.Message {
+	var msgs []recap.Message
+	for i := 1; i <= n; i++ {
+		msgs = append(msgs,
+			recap.Message{ID: fmt.Sprintf("u%d", i), Role: recap.RoleUser, Content: fmt.Sprintf("Question %d: what should we check on the payments service after deploy number %d?", i, i*7)},
+			recap.Message{ID: fmt.Sprintf("a%d", i), Role: recap.RoleAssistant, Content: fmt.Sprintf("Answer %d: check the error rate, which rose to %d per minute.", i, i*13)})
+	}
+	return append(msgs, recap.Message{ID: "now", Role: recap.RoleUser, Content: "What did we decide?"})
+}
+
+// TestSaveBackoff: with a store whose saves always fail, 1,000 requests a
+// second apart call the LLM a few dozen times, not 1,000:
+// each failed save doubles the wait, up to a minute.
+func TestSaveBackoff(t *testing.T) {
+	now := time.Unix(0, 0)
+	b := newSaveBackoff(newTestLogger(io.Discard), func() time.Time { return now })
+	var llmCalls atomic.Int64
+	llm := recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) {
+		llmCalls.Add(1)
+		return "an LLM summary", nil
+	})
+	fallback := recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) { return "an offline summary", nil })
+	st := failingSaves{recap.NewMemoryStore()}
+	c, err := recap.New(b.summarizer(llm), b.store(st), recap.WithTriggerTokens(100), recap.WithFallbackSummarizer(fallback))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		res, err := c.Compress(context.Background(), "c", chatMessages(8))
+		if err != nil || res.Err == nil {
+			t.Fatalf("request %d: %v %v", i, err, res.Err)
+		}
+		now = now.Add(time.Second)
+	}
+	// 1, 2, 4, ... 32 s, then every 60 s: 6 + 1000/60.
+	if n := llmCalls.Load(); n > 30 || n < 10 {
+		t.Errorf("%d LLM calls over 1,000 s of failing saves, want about 23", n)
+	}
+	// A save that succeeds ends the back-off.
+	b.record(context.Background(), nil)
+	if !b.open() {
+		t.Error("still backing off after a successful save")
+	}
+	// Conflicts and a caller's cancellation are not the store's failures.
+	b.record(context.Background(), recap.ErrConflict)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b.record(ctx, errors.New("canceled"))
+	if !b.open() {
+		t.Error("a conflict or a cancellation started a back-off")
+	}
+}
+
+type failingSaves struct{ recap.Store }
+
+func (failingSaves) Save(context.Context, string, recap.Summary, recap.Summary) error {
+	return errors.New("disk full")
+}
