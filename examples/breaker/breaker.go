@@ -4,6 +4,10 @@
 // neither calls nor the requests' time, and recap serves its fallback (see
 // [recap.WithFallbackSummarizer]) or the unsummarized payload at once.
 //
+// A failure that says when to call again (a rate limit's Retry-After: an
+// error with a RetryAfter() time.Duration method, see [RetryAfter]) opens
+// the breaker at once for that long, up to [MaxRetryAfter].
+//
 // After the cool-down one call is let through (half-open): its success
 // closes the breaker, its failure opens it for another cool-down. A call
 // that ends because its caller's context was done is not the summarizer's
@@ -25,6 +29,21 @@ const (
 	DefaultThreshold = 5                // consecutive failures that open the breaker
 	DefaultCooldown  = 30 * time.Second // how long it stays open
 )
+
+// MaxRetryAfter bounds how long a Retry-After keeps the breaker open, so
+// that a wrong or hostile header cannot stop the summarizer for good.
+const MaxRetryAfter = 10 * time.Minute
+
+// RetryAfter returns how long err asks its caller to wait before calling
+// again: the RetryAfter() of the first error in err's tree that has that
+// method, or 0.
+func RetryAfter(err error) time.Duration {
+	var ra interface{ RetryAfter() time.Duration }
+	if errors.As(err, &ra) {
+		return max(ra.RetryAfter(), 0)
+	}
+	return 0
+}
 
 // ErrOpen is the error of a call the breaker refused: the summarizer was
 // not called.
@@ -85,7 +104,7 @@ func (b *Breaker) Summarize(ctx context.Context, req recap.SummarizeRequest) (st
 		return "", ErrOpen
 	}
 	text, err := b.s.Summarize(ctx, req)
-	b.record(err == nil, err != nil && ctx.Err() != nil)
+	b.record(err == nil, err != nil && ctx.Err() != nil, RetryAfter(err))
 	return text, err
 }
 
@@ -115,7 +134,7 @@ func (b *Breaker) allow() bool {
 	return true
 }
 
-func (b *Breaker) record(ok, callerGone bool) {
+func (b *Breaker) record(ok, callerGone bool, retryAfter time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
@@ -125,6 +144,8 @@ func (b *Breaker) record(ok, callerGone bool) {
 		}
 	case ok:
 		b.state, b.failures = Closed, 0
+	case retryAfter > 0:
+		b.state, b.openUntil, b.failures = Open, b.now().Add(min(retryAfter, MaxRetryAfter)), 0
 	case b.state == HalfOpen:
 		b.state, b.openUntil = Open, b.now().Add(b.cooldown)
 	default:

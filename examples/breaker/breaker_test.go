@@ -3,6 +3,7 @@ package breaker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -100,5 +101,61 @@ func TestNewErrors(t *testing.T) {
 		if _, err := New(tt.s, tt.threshold, tt.cooldown, nil); err == nil {
 			t.Errorf("%s: no error", tt.reason)
 		}
+	}
+}
+
+type rateLimited struct{ after time.Duration }
+
+func (e rateLimited) Error() string             { return "429" }
+func (e rateLimited) RetryAfter() time.Duration { return e.after }
+
+// TestBreakerRetryAfter: one failure that says when to call again opens
+// the breaker at once for that long, bounded by MaxRetryAfter.
+func TestBreakerRetryAfter(t *testing.T) {
+	tests := []struct {
+		name  string
+		after time.Duration
+		open  time.Duration // how long the breaker stays open
+	}{
+		{"Seconds", 20 * time.Second, 20 * time.Second},
+		{"LongerThanCooldown", 5 * time.Minute, 5 * time.Minute},
+		{"Bounded", 24 * time.Hour, MaxRetryAfter},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(0, 0)
+			calls := 0
+			fail := true
+			s := recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) {
+				calls++
+				if fail {
+					return "", fmt.Errorf("summarizer: %w", rateLimited{tt.after})
+				}
+				return "summary", nil
+			})
+			b, err := New(s, 5, time.Minute, func() time.Time { return now })
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if _, err := b.Summarize(ctx, recap.SummarizeRequest{}); RetryAfter(err) != tt.after {
+				t.Fatalf("err %v: RetryAfter %v, want %v", err, RetryAfter(err), tt.after)
+			}
+			if b.State() != Open {
+				t.Fatalf("state %v after a Retry-After, want open", b.State())
+			}
+			now = now.Add(tt.open - time.Millisecond)
+			if _, err := b.Summarize(ctx, recap.SummarizeRequest{}); !errors.Is(err, ErrOpen) || calls != 1 {
+				t.Fatalf("just before the end: %v, %d calls", err, calls)
+			}
+			now = now.Add(time.Millisecond)
+			fail = false
+			if _, err := b.Summarize(ctx, recap.SummarizeRequest{}); err != nil || calls != 2 || b.State() != Closed {
+				t.Fatalf("after it: %v, %d calls, %v", err, calls, b.State())
+			}
+		})
+	}
+	if RetryAfter(errors.New("plain")) != 0 || RetryAfter(rateLimited{-time.Second}) != 0 {
+		t.Error("RetryAfter of an error without one, or negative")
 	}
 }

@@ -42,6 +42,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -193,6 +194,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		background = fs.Bool("background", true, "summarize off the request path while the payload fits -max-payload (recap.WithBackground)")
 		workersN   = fs.Int("summarize-workers", DefaultSummarizeWorkers, "background summarizations running at once")
 		queueN     = fs.Int("summarize-queue", DefaultSummarizeQueue, "background summarizations waiting at most; more are dropped and scheduled again by a later request")
+		llmRetries = fs.Int("llm-retries", 0, "retries of a failed LLM call; 0: none, a failure goes to the breaker, which honours a rate limit's Retry-After (default $RECAP_LLM_MAX_RETRIES, else 0)")
 		grace      = fs.Duration("grace", DefaultGrace, "on SIGINT or SIGTERM, how long requests in flight and background summarizations may take to finish (a second signal exits at once)")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -231,6 +233,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		opts = append(opts, recap.WithMaxSummarizeInput(*maxInput))
 	}
 	counter, _ := recap.NewTiktokenCounter(recap.O200kBase)
+	if _, set := lookup(setup.EnvMaxRetries); !set || flagSet(fs, "llm-retries") {
+		// The server retries nothing by default: the SDK would wait out a
+		// Retry-After in the request or the task; the breaker opens for it.
+		lookup = withValue(lookup, setup.EnvMaxRetries, strconv.Itoa(*llmRetries))
+	}
 	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget)
 	if err != nil {
 		return err
@@ -356,4 +363,21 @@ func shutdown(log *slog.Logger, srv *http.Server, serveErr <-chan error, c *reca
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// withValue returns lookup with key set to value.
+func withValue(lookup func(string) (string, bool), key, value string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		if k == key {
+			return value, true
+		}
+		return lookup(k)
+	}
 }

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	sdkanthropic "github.com/anthropics/anthropic-sdk-go"
 	sdkopenai "github.com/openai/openai-go/v3"
@@ -21,7 +23,37 @@ import (
 // upstreamError is a provider's error answer, reduced to its status: the
 // body (which may quote the request, the key's prefix, the account) is
 // dropped.
-type upstreamError struct{ status int }
+type upstreamError struct {
+	status     int
+	retryAfter time.Duration // the answer's Retry-After, or 0
+}
+
+// RetryAfter returns how long the provider asked to wait (its
+// Retry-After-Ms or Retry-After header), or 0; the breaker stays open that
+// long (see breaker.RetryAfter).
+func (e *upstreamError) RetryAfter() time.Duration { return e.retryAfter }
+
+// retryAfter reads a response's Retry-After-Ms, or Retry-After in seconds
+// or as an HTTP date, relative to now; 0 if there is none.
+func retryAfter(resp *http.Response, now time.Time) time.Duration {
+	if resp == nil {
+		return 0
+	}
+	if ms, err := strconv.ParseFloat(resp.Header.Get("Retry-After-Ms"), 64); err == nil && ms > 0 && ms < 1e12 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if sec, err := strconv.ParseFloat(v, 64); err == nil {
+		if sec > 0 && sec < 1e9 {
+			return time.Duration(sec * float64(time.Second))
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
 
 func (e *upstreamError) Error() string {
 	return fmt.Sprintf("summarizer: HTTP %d %s", e.status, http.StatusText(e.status))
@@ -65,9 +97,9 @@ func shieldError(err error) error {
 	}
 	switch {
 	case errors.As(err, &oaiErr):
-		return &upstreamError{status: oaiErr.StatusCode}
+		return &upstreamError{status: oaiErr.StatusCode, retryAfter: retryAfter(oaiErr.Response, time.Now())}
 	case errors.As(err, &antErr):
-		return &upstreamError{status: antErr.StatusCode}
+		return &upstreamError{status: antErr.StatusCode, retryAfter: retryAfter(antErr.Response, time.Now())}
 	case errors.As(err, &netErr), errors.As(err, &urlErr):
 		return errUnreachable
 	}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/internal/apitest"
@@ -120,5 +122,57 @@ func TestBreakerServesFallback(t *testing.T) {
 	// Two failed summarizations, each tried by the SDK with its retries.
 	if status, _ := post(t, base+"/api/chats/more/payload", chatJSON(t, 8)); status != 200 || llm.Requests.Load() != calls {
 		t.Errorf("the LLM was called while the breaker was open: %d calls, then %d", calls, llm.Requests.Load())
+	}
+}
+
+// TestBreakerHonoursRetryAfter: an LLM that answers 429 with Retry-After
+// is called once, not retried by the SDK inside a request, and not called
+// again until that time has passed: the fallback serves meanwhile.
+func TestBreakerHonoursRetryAfter(t *testing.T) {
+	llm := apitest.New(t, "/chat/completions", apitest.Response{Status: 429, Header: map[string]string{"Retry-After": "20"}, Body: `{"error":{"message":"Rate limit reached"}}`})
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
+	base := startServer(t, env, "-trigger", "100")
+	for i := range 5 {
+		start := time.Now()
+		status, out := post(t, base+"/api/chats/c"+strconv.Itoa(i)+"/payload", chatJSON(t, 8))
+		if status != 200 || out["summarized"] != true {
+			t.Fatalf("request %d: %d %v", i, status, out)
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Fatalf("request %d waited %v: the SDK waited out the Retry-After", i, d)
+		}
+	}
+	if n := llm.Requests.Load(); n != 1 {
+		t.Errorf("%d LLM calls, want 1: the breaker opens for the Retry-After", n)
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		header map[string]string
+		want   time.Duration
+	}{
+		{nil, 0},
+		{map[string]string{"Retry-After": "20"}, 20 * time.Second},
+		{map[string]string{"Retry-After": "1.5"}, 1500 * time.Millisecond},
+		{map[string]string{"Retry-After-Ms": "250", "Retry-After": "20"}, 250 * time.Millisecond},
+		{map[string]string{"Retry-After": now.Add(time.Minute).Format(http.TimeFormat)}, time.Minute},
+		{map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
+		{map[string]string{"Retry-After": "-3"}, 0},
+		{map[string]string{"Retry-After": "soon"}, 0},
+		{map[string]string{"Retry-After": "1e300"}, 0},
+	}
+	for _, tt := range tests {
+		resp := &http.Response{Header: http.Header{}}
+		for k, v := range tt.header {
+			resp.Header.Set(k, v)
+		}
+		if got := retryAfter(resp, now); got != tt.want {
+			t.Errorf("%v: %v, want %v", tt.header, got, tt.want)
+		}
+	}
+	if retryAfter(nil, now) != 0 {
+		t.Error("nil response")
 	}
 }

@@ -21,6 +21,7 @@ const (
 	EnvAnthropicKey  = "RECAP_ANTHROPIC_API_KEY"
 	EnvAnthropicURL  = "RECAP_ANTHROPIC_BASE_URL"
 	EnvModel         = "RECAP_MODEL"
+	EnvMaxRetries    = "RECAP_LLM_MAX_RETRIES" // retries of a failed LLM call (default: the adapter's)
 )
 
 // Summarizers returns the main summarizer, the fallback (nil if the main
@@ -32,11 +33,19 @@ const (
 //   - otherwise the embedded extractive summarizer: offline, no LLM.
 //
 // With an LLM, the extractive summarizer is the fallback.
+// RECAP_LLM_MAX_RETRIES sets how often the LLM's adapter retries a failed
+// call (the SDK waits out a rate limit's Retry-After between tries).
 func Summarizers(lookup func(string) (string, bool), counter recap.TokenCounter, budget int) (main, fallback recap.Summarizer, label string, err error) {
 	get := func(k string) string { v, _ := lookup(k); return v }
 	ext, err := extractive.New(counter, budget)
 	if err != nil {
 		return nil, nil, "", err
+	}
+	retries := -1
+	if v := get(EnvMaxRetries); v != "" {
+		if retries, err = strconv.Atoi(v); err != nil || retries < 0 {
+			return nil, nil, "", fmt.Errorf("%s=%q: want a number of retries, 0 or more", EnvMaxRetries, v)
+		}
 	}
 	switch {
 	case get(EnvAnthropicKey) != "":
@@ -46,6 +55,9 @@ func Summarizers(lookup func(string) (string, bool), counter recap.TokenCounter,
 		}
 		if u := get(EnvAnthropicURL); u != "" {
 			opts = append(opts, anthropic.WithBaseURL(u))
+		}
+		if retries >= 0 {
+			opts = append(opts, anthropic.WithMaxRetries(retries))
 		}
 		s, err := anthropic.New(get(EnvAnthropicKey), opts...)
 		if err != nil {
@@ -59,6 +71,9 @@ func Summarizers(lookup func(string) (string, bool), counter recap.TokenCounter,
 		}
 		if u := get(EnvOpenAIBaseURL); u != "" {
 			opts = append(opts, openai.WithBaseURL(u))
+		}
+		if retries >= 0 {
+			opts = append(opts, openai.WithMaxRetries(retries))
 		}
 		s, err := openai.New(get(EnvOpenAIKey), opts...)
 		if err != nil {
