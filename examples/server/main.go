@@ -195,6 +195,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		workersN   = fs.Int("summarize-workers", DefaultSummarizeWorkers, "background summarizations running at once")
 		queueN     = fs.Int("summarize-queue", DefaultSummarizeQueue, "background summarizations waiting at most; more are dropped and scheduled again by a later request")
 		llmRetries = fs.Int("llm-retries", 0, "retries of a failed LLM call; 0: none, a failure goes to the breaker, which honours a rate limit's Retry-After (default $RECAP_LLM_MAX_RETRIES, else 0)")
+		logFormat  = fs.String("log-format", "json", "log lines as json or text; each line about a request has its request_id (X-Request-ID)")
+		metricsOn  = fs.Bool("metrics", true, "serve OpenTelemetry metrics for Prometheus at GET /metrics (no key; from an allowed Host)")
+		otlpURL    = fs.String("otlp-endpoint", "", "OTLP/HTTP endpoint to send traces to, e.g. http://127.0.0.1:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; none: no traces)")
 		grace      = fs.Duration("grace", DefaultGrace, "on SIGINT or SIGTERM, how long requests in flight and background summarizations may take to finish (a second signal exits at once)")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -210,7 +213,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", *sumRate, *sumBurst)
 	}
 	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log, err := newLogger(stderr, *logFormat)
+	if err != nil {
+		return err
+	}
 
 	if *keysFile == "" {
 		*keysFile = getenv("RECAP_API_KEYS_FILE")
@@ -244,18 +250,36 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	label = redact(label)       // a base URL may hold credentials
 	sum = shieldSummarizer(sum) // errors without the provider's body
+	if *otlpURL == "" {
+		*otlpURL = getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+	}
+	tel, err := newTelemetry(ctx, *metricsOn, *otlpURL, setup.Model(lookup), "")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		tel.shutdown(sctx) // flushes the last spans
+	}()
 	backoff := newSaveBackoff(log, nil)
 	compressSum := sum // what the Compressor calls; sum also serves /api/summarize
 	if fallback != nil {
 		// An LLM: stop calling it while it keeps failing, and while the
 		// store cannot save what it would make.
-		if sum, err = breaker.New(sum, *brkFails, *brkCool, nil); err != nil {
+		brk, err := breaker.New(sum, *brkFails, *brkCool, nil)
+		if err != nil {
 			return err
 		}
+		if err := tel.in.ObserveCircuit("llm", func() int64 { return int64(brk.State()) }); err != nil {
+			return err
+		}
+		sum = brk
 		compressSum = backoff.summarizer(sum)
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
-	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2), recap.WithSummaryRole(recap.Role(*role)))
+	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2), recap.WithSummaryRole(recap.Role(*role)),
+		recap.WithHooks(tel.in.Hooks()))
 
 	if *pgDSN == "" {
 		*pgDSN = getenv("RECAP_POSTGRES_DSN")
@@ -305,6 +329,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			SummarizeRate: *sumRate, SummarizeBurst: *sumBurst,
 			MaxMessages: *maxMsgs, MaxConcurrent: *maxConc, QueueWait: *queueWait,
 			AllowedHosts: append(list(*hosts), addrHost(*addr)), CORSOrigins: list(*origins),
+			Telemetry: tel, Counter: counter,
 		}, c, store, sum),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       *queueWait + 30*time.Second, // a request waiting for a slot has not read its body yet

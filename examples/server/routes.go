@@ -15,9 +15,14 @@ func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compre
 	}
 	limit := rateLimit(log, newTenantLimits(cfg.SummarizeRate, cfg.SummarizeBurst, cfg.Now))
 	mux.Handle("POST /api/summarize", auth(limit(handleSummarize(log, sum, cfg.Timeout, cfg.MaxMessages))))
-	mux.Handle("POST /api/chats/{id}/payload", auth(handlePayload(log, c, cfg.Timeout, cfg.MaxMessages)))
-	mux.Handle("POST /api/payload", auth(handlePayload(log, c, cfg.Timeout, cfg.MaxMessages))) // the chat's id in the body
+	mux.Handle("POST /api/chats/{id}/payload", auth(handlePayload(log, c, cfg)))
+	mux.Handle("POST /api/payload", auth(handlePayload(log, c, cfg))) // the chat's id in the body
 	mux.Handle("GET /api/chats/{id}/summary", auth(handleGetSummary(log, st, cfg.Timeout)))
 	mux.Handle("DELETE /api/chats/{id}/summary", auth(handleDeleteSummary(log, st, cfg.Timeout)))
 	mux.Handle("GET /healthz", handleHealthz())
+	if cfg.Telemetry != nil && cfg.Telemetry.metrics != nil {
+		// Counts by outcome, no tenant or chat: not behind a key, so that
+		// Prometheus can scrape it (from an allowed Host).
+		mux.Handle("GET /metrics", cfg.Telemetry.metrics)
+	}
 }

@@ -55,6 +55,11 @@ type Config struct {
 	QueueWait     time.Duration
 	// Now is the clock of the rate limits; nil means time.Now.
 	Now func() time.Time
+	// Telemetry, if not nil, traces requests (otelhttp), records each
+	// Compress (recapotel) and serves /metrics; Counter counts the
+	// histories for the tokens-saved metric.
+	Telemetry *telemetry
+	Counter   recap.TokenCounter
 }
 
 // NewServer returns the service's HTTP handler: the routes of routes.go.
@@ -69,7 +74,10 @@ func NewServer(log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store
 	var h http.Handler = mux
 	h = cors(log, cfg.CORSOrigins)(h)
 	h = checkHost(log, cfg.AllowedHosts)(h)
-	return h
+	if cfg.Telemetry != nil {
+		h = cfg.Telemetry.handler(h)
+	}
+	return withRequestID(h)
 }
 
 // chatRequest is the body of every route: the AI SDK's DefaultChatTransport
@@ -143,7 +151,7 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 		case err != nil && r.Context().Err() != nil:
 			clientGone(log, w, r, err)
 		case err != nil:
-			log.Warn("summarize failed", "err", err)
+			log.WarnContext(r.Context(), "summarize failed", "err", err)
 			fail(log, w, r, http.StatusBadGateway, publicError(err))
 		default:
 			reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
@@ -155,7 +163,8 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 // payload to send to the LLM. The chat is named by the path's {id}, or by
 // the body's id where the route has none; both, if different, are an
 // error.
-func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration, maxMessages int) http.Handler {
+func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handler {
+	timeout, maxMessages := cfg.Timeout, cfg.MaxMessages
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bodyID, msgs, ok := decode(log, w, r, maxMessages)
 		if !ok {
@@ -169,6 +178,9 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration,
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		res, err := c.Compress(ctx, storeKey(tenantFrom(r.Context()), id), msgs)
+		if t := cfg.Telemetry; t != nil && r.Context().Err() == nil {
+			t.in.RecordCompress(r.Context(), res, err, historyTokens(cfg.Counter, msgs))
+		}
 		var me *recap.MessageError
 		switch {
 		case err != nil && r.Context().Err() != nil:
@@ -190,7 +202,7 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, timeout time.Duration,
 			fail(log, w, r, http.StatusGatewayTimeout, "timed out")
 			return
 		case err != nil:
-			log.Error("compress failed", "chat", id, "err", err)
+			log.ErrorContext(r.Context(), "compress failed", "chat", id, "err", err)
 			fail(log, w, r, http.StatusInternalServerError, "store unavailable")
 			return
 		}
@@ -233,7 +245,7 @@ func handleGetSummary(log *slog.Logger, st recap.Store, timeout time.Duration) h
 		case err != nil && r.Context().Err() != nil:
 			clientGone(log, w, r, err)
 		case err != nil:
-			log.Error("load summary failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
+			log.ErrorContext(r.Context(), "load summary failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
 			fail(log, w, r, http.StatusServiceUnavailable, "store unavailable")
 		case sum.IsZero():
 			fail(log, w, r, http.StatusNotFound, "no summary for this chat")
@@ -280,7 +292,7 @@ func handleDeleteSummary(log *slog.Logger, st recap.Store, timeout time.Duration
 			case errors.Is(err, recap.ErrConflict):
 				fail(log, w, r, http.StatusConflict, "the summary keeps changing: try again")
 			default:
-				log.Error("delete summary failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
+				log.ErrorContext(r.Context(), "delete summary failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
 				fail(log, w, r, http.StatusServiceUnavailable, "store unavailable")
 			}
 			return
@@ -337,14 +349,14 @@ func reply(log *slog.Logger, w http.ResponseWriter, status int, v any) {
 // fail answers an error, cut to maxError bytes, and logs it at Info.
 func fail(log *slog.Logger, w http.ResponseWriter, r *http.Request, status int, msg string) {
 	msg = clip(msg, maxError)
-	log.Info("request rejected", "method", r.Method, "path", clip(r.URL.Path, maxQuote), "status", status, "error", msg)
+	log.InfoContext(r.Context(), "request rejected", "method", r.Method, "path", clip(r.URL.Path, maxQuote), "status", status, "error", msg)
 	reply(log, w, status, errorResponse{Error: msg})
 }
 
 // clientGone answers a request whose client went away: a 499 nobody reads,
 // and a line at Info, since nothing failed on the server's side.
 func clientGone(log *slog.Logger, w http.ResponseWriter, r *http.Request, err error) {
-	log.Info("client gone", "method", r.Method, "path", clip(r.URL.Path, maxQuote), "err", err)
+	log.InfoContext(r.Context(), "client gone", "method", r.Method, "path", clip(r.URL.Path, maxQuote), "err", err)
 	w.WriteHeader(statusClientGone)
 }
 
@@ -361,4 +373,17 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// historyTokens is the size of msgs as recap counts them with tc and no
+// per-message overhead (the server's setting), or 0 without tc.
+func historyTokens(tc recap.TokenCounter, msgs []recap.Message) int {
+	if tc == nil {
+		return 0
+	}
+	n := 0
+	for _, m := range msgs {
+		n += tc.CountTokens(m.Text())
+	}
+	return n
 }

@@ -42,7 +42,7 @@ func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args 
 	}
 	// In the request unless a test says otherwise, so that a response
 	// shows the summary it made; a later -background wins.
-	args = append(append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db"), "-background=false"}, auth...), args...)
+	args = append(append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db"), "-background=false", "-log-format=text"}, auth...), args...)
 	getenv := func(k string) string { return env[k] }
 	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
 	var base string
@@ -75,8 +75,12 @@ func (l *logWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	l.buf.Write(p)
 	if !l.sent {
-		if _, rest, ok := strings.Cut(l.buf.String(), "msg=listening addr="); ok {
+		if _, rest, ok := strings.Cut(l.buf.String(), "msg=listening addr="); ok { // -log-format text
 			addr, _, _ := strings.Cut(rest, " ")
+			l.addr <- addr
+			l.sent = true
+		} else if _, rest, ok := strings.Cut(l.buf.String(), `"msg":"listening","addr":"`); ok { // json
+			addr, _, _ := strings.Cut(rest, `"`)
 			l.addr <- addr
 			l.sent = true
 		}

@@ -84,6 +84,19 @@ func Summarizers(lookup func(string) (string, bool), counter recap.TokenCounter,
 	return ext, nil, "the extractive summarizer (offline, no LLM)", nil
 }
 
+// Model returns the LLM model that Summarizers chooses, or "" when it
+// chooses the extractive summarizer.
+func Model(lookup func(string) (string, bool)) string {
+	get := func(k string) string { v, _ := lookup(k); return v }
+	switch {
+	case get(EnvAnthropicKey) != "":
+		return or(get(EnvModel), anthropic.DefaultModel)
+	case get(EnvOpenAIBaseURL) != "" || get(EnvOpenAIKey) != "" || get(EnvModel) != "":
+		return or(get(EnvModel), openai.DefaultModel)
+	}
+	return ""
+}
+
 func or(a, b string) string {
 	if a != "" {
 		return a
