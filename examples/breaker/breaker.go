@@ -10,8 +10,9 @@
 //
 // After the cool-down one call is let through (half-open): its success
 // closes the breaker, its failure opens it for another cool-down. A call
-// that ends because its caller's context was done is not the summarizer's
-// failure and does not count.
+// that ends because its caller cancelled its context is not the
+// summarizer's failure and does not count; one whose deadline passed (a
+// hung or too slow summarizer, cut by recap.WithSummarizeTimeout) does.
 package breaker
 
 import (
@@ -104,7 +105,10 @@ func (b *Breaker) Summarize(ctx context.Context, req recap.SummarizeRequest) (st
 		return "", ErrOpen
 	}
 	text, err := b.s.Summarize(ctx, req)
-	b.record(err == nil, err != nil && ctx.Err() != nil, RetryAfter(err))
+	// A caller that cancelled is not the summarizer's failure; a deadline
+	// that passed (recap.WithSummarizeTimeout, the request's time limit)
+	// is: a hung LLM must open the breaker.
+	b.record(err == nil, err != nil && errors.Is(ctx.Err(), context.Canceled), RetryAfter(err))
 	return text, err
 }
 

@@ -159,3 +159,24 @@ func TestBreakerRetryAfter(t *testing.T) {
 		t.Error("RetryAfter of an error without one, or negative")
 	}
 }
+
+// TestBreakerDeadlineCounts: a summarizer that hangs until its deadline
+// (recap.WithSummarizeTimeout) is failing: it opens the breaker.
+func TestBreakerDeadlineCounts(t *testing.T) {
+	s := recap.SummarizerFunc(func(ctx context.Context, _ recap.SummarizeRequest) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	b, err := New(s, 2, time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		b.Summarize(ctx, recap.SummarizeRequest{})
+		cancel()
+	}
+	if b.State() != Open {
+		t.Errorf("state %v after two calls that hung until their deadline, want open", b.State())
+	}
+}
