@@ -63,13 +63,16 @@ function cliPayload(bin, file) {
 // startServer starts the server on a free port of 127.0.0.1 and returns its
 // base URL, read from its "listening" log line, and a stop function.
 async function startServer(bin) {
-  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-insecure-no-auth', '-db', join(tmp, 'recap.db'), ...FLAGS], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // -background=false: the response carries the summary it made (by
+  // default the server summarizes after answering).
+  const child = spawn(bin, ['-addr', '127.0.0.1:0', '-insecure-no-auth', '-db', join(tmp, 'recap.db'), '-background=false', ...FLAGS], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const base = await new Promise((resolve, reject) => {
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (s) => {
       log += s;
-      const m = log.match(/msg=listening addr=(\S+)/);
+      // JSON lines by default (-log-format json), logfmt with -log-format text.
+      const m = log.match(/"msg":"listening","addr":"([^"]+)"/) ?? log.match(/msg=listening addr=(\S+)/);
       if (m) resolve(`http://${m[1]}`);
     });
     child.on('exit', (code) => reject(new Error(`server exited ${code}:\n${log}`)));

@@ -159,7 +159,7 @@ var errUsage = errors.New("usage")
 
 // run is the whole program: it serves until ctx is done, then shuts down
 // gracefully and returns nil. It logs to stderr, the address it listens on
-// first ("msg=listening addr=..."), and reads the environment with getenv,
+// first (a JSON line {"msg":"listening","addr":...}), and reads the environment with getenv,
 // where an empty variable counts as unset. stdout is unused: the service
 // prints nothing but its log.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
