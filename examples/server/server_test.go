@@ -254,13 +254,7 @@ func TestBadFlags(t *testing.T) {
 }
 
 func TestPostgresBackend(t *testing.T) {
-	dsn := os.Getenv("RECAP_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but RECAP_TEST_POSTGRES_DSN is not set")
-		}
-		t.Skip("RECAP_TEST_POSTGRES_DSN is not set")
-	}
+	dsn := postgresDSN(t)
 	base := startServer(t, nil, "-postgres", dsn, "-trigger", "100")
 	chat := fmt.Sprintf("pg-%d", os.Getpid())
 	status, out := post(t, base+"/api/chats/"+chat+"/payload", chatJSON(t, 8))
