@@ -181,24 +181,18 @@ func retryingLoad(t *testing.T, getBase func() string, run string, llm *fakeLLM,
 	wrong := 0
 	for c := range clients {
 		_, boundary := loadReference(t, c, turns)
-		resp, err := client.Get(getBase() + "/api/chats/" + run + "-" + strconv.Itoa(c) + "/summary")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out summaryResponse
-		err = json.NewDecoder(resp.Body).Decode(&out)
-		resp.Body.Close()
-		stored := loadIndex(c, turns, out.Summary.LastMessageID)
+		id, err := storedBoundary(t, client, getBase(), run, c)
+		stored := loadIndex(c, turns, id)
 		switch {
-		case err != nil || resp.StatusCode != 200:
+		case err != nil:
 			wrong++
-			t.Errorf("chat %d: %d %v", c, resp.StatusCode, err)
+			t.Errorf("chat %d: %v", c, err)
 		case stored < reported[c].Load():
 			wrong++
-			t.Errorf("chat %d: stored boundary %q is behind one a response reported: a summary was lost", c, out.Summary.LastMessageID)
-		case !warned[c].Load() && out.Summary.LastMessageID != boundary:
+			t.Errorf("chat %d: stored boundary %q is behind one a response reported: a summary was lost", c, id)
+		case !warned[c].Load() && id != boundary:
 			wrong++
-			t.Errorf("chat %d: stored boundary %q, want %q", c, out.Summary.LastMessageID, boundary)
+			t.Errorf("chat %d: stored boundary %q, want %q", c, id, boundary)
 		case warned[c].Load() && stored < 0:
 			wrong++
 			t.Errorf("chat %d: no summary stored", c)

@@ -191,17 +191,11 @@ func runLoad(t *testing.T, base, run string, llm *fakeLLM, clients, turns int, e
 	for c := range clients {
 		calls, boundary := loadReference(t, c, turns)
 		rep.want += int64(calls)
-		resp, err := client.Get(base + "/api/chats/" + run + "-" + strconv.Itoa(c) + "/summary")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out summaryResponse
-		err = json.NewDecoder(resp.Body).Decode(&out)
-		resp.Body.Close()
-		if err != nil || out.Summary.LastMessageID != boundary {
+		stored, err := storedBoundary(t, client, base, run, c)
+		if err != nil || stored != boundary {
 			rep.wrongBoundaries++
 			if rep.wrongBoundaries <= 3 {
-				t.Logf("chat %d: stored boundary %q, want %q (%v)", c, out.Summary.LastMessageID, boundary, err)
+				t.Logf("chat %d: stored boundary %q, want %q (%v)", c, stored, boundary, err)
 			}
 		}
 	}
@@ -281,4 +275,23 @@ func postgresDSN(t *testing.T) string {
 		t.Skip("RECAP_TEST_POSTGRES_DSN is not set")
 	}
 	return dsn
+}
+
+// storedBoundary reads the boundary of chat run-c's stored summary from
+// the server at base.
+func storedBoundary(t *testing.T, client *http.Client, base, run string, c int) (string, error) {
+	t.Helper()
+	resp, err := client.Get(base + "/api/chats/" + run + "-" + strconv.Itoa(c) + "/summary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return "", fmt.Errorf("status %d", resp.StatusCode)
+	}
+	var out summaryResponse
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return "", err
+	}
+	return out.Summary.LastMessageID, nil
 }

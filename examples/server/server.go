@@ -178,7 +178,7 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		res, err := c.Compress(ctx, storeKey(tenantFrom(r.Context()), id), msgs)
-		if t := cfg.Telemetry; t != nil && r.Context().Err() == nil {
+		if t := cfg.Telemetry; t != nil && t.recordsMetrics() && r.Context().Err() == nil {
 			t.in.RecordCompress(r.Context(), res, err, historyTokens(cfg.Counter, msgs))
 		}
 		var me *recap.MessageError

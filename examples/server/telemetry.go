@@ -41,7 +41,7 @@ type telemetry struct {
 // newTelemetry sets up metrics (if withMetrics) and traces (if endpoint,
 // an OTLP/HTTP URL such as http://collector:4318, is set).
 func newTelemetry(ctx context.Context, withMetrics bool, endpoint, model, fallbackModel string) (*telemetry, error) {
-	t := &telemetry{tp: noop.NewTracerProvider(), shutdown: func(context.Context) error { return nil }}
+	t := &telemetry{tp: noop.NewTracerProvider(), mp: metricnoop.NewMeterProvider()}
 	var shutdowns []func(context.Context) error
 	if withMetrics {
 		reg := prometheus.NewRegistry()
@@ -62,17 +62,12 @@ func newTelemetry(ctx context.Context, withMetrics bool, endpoint, model, fallba
 		t.tp = tp
 		shutdowns = append(shutdowns, tp.Shutdown)
 	}
-	opts := []recapotel.Option{
+	in, err := recapotel.New(
 		recapotel.WithTracerProvider(t.tp),
+		recapotel.WithMeterProvider(t.mp),
 		recapotel.WithModel(model, fallbackModel),
 		recapotel.WithChatAttributes(chatAttributes),
-	}
-	if t.mp != nil {
-		opts = append(opts, recapotel.WithMeterProvider(t.mp))
-	} else {
-		opts = append(opts, recapotel.WithMeterProvider(noopMeter()))
-	}
-	in, err := recapotel.New(opts...)
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +97,9 @@ func chatAttributes(key string) []attribute.KeyValue {
 // handler wraps h with otelhttp: a span per request, continuing a
 // caller's trace (W3C traceparent), and the HTTP server metrics.
 func (t *telemetry) handler(h http.Handler) http.Handler {
-	opts := []otelhttp.Option{
+	return otelhttp.NewHandler(h, "recap",
 		otelhttp.WithTracerProvider(t.tp),
+		otelhttp.WithMeterProvider(t.mp),
 		otelhttp.WithPropagators(propagation.TraceContext{}),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
 			if r.Pattern != "" {
@@ -111,13 +107,7 @@ func (t *telemetry) handler(h http.Handler) http.Handler {
 			}
 			return r.Method
 		}),
-	}
-	if t.mp != nil {
-		opts = append(opts, otelhttp.WithMeterProvider(t.mp))
-	} else {
-		opts = append(opts, otelhttp.WithMeterProvider(noopMeter()))
-	}
-	return otelhttp.NewHandler(h, "recap", opts...)
+	)
 }
 
 // requestIDKey is the context key of a request's ID.
@@ -202,4 +192,7 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	return slog.New(contextHandler{h}), nil
 }
 
-func noopMeter() metric.MeterProvider { return metricnoop.NewMeterProvider() }
+// recordsMetrics reports whether metrics are collected (-metrics): only
+// then is each history counted for recap.tokens.saved, a second pass of
+// the token counter over the request that the payload does not need.
+func (t *telemetry) recordsMetrics() bool { return t.metrics != nil }

@@ -47,8 +47,8 @@ func Summarizers(lookup func(string) (string, bool), counter recap.TokenCounter,
 			return nil, nil, "", fmt.Errorf("%s=%q: want a number of retries, 0 or more", EnvMaxRetries, v)
 		}
 	}
-	switch {
-	case get(EnvAnthropicKey) != "":
+	switch provider(get) {
+	case "anthropic":
 		var opts []anthropic.Option
 		if m := get(EnvModel); m != "" {
 			opts = append(opts, anthropic.WithModel(m))
@@ -64,7 +64,7 @@ func Summarizers(lookup func(string) (string, bool), counter recap.TokenCounter,
 			return nil, nil, "", err
 		}
 		return s, ext, fmt.Sprintf("anthropic model %s (extractive fallback)", or(get(EnvModel), anthropic.DefaultModel)), nil
-	case get(EnvOpenAIBaseURL) != "" || get(EnvOpenAIKey) != "" || get(EnvModel) != "":
+	case "openai":
 		var opts []openai.Option
 		if m := get(EnvModel); m != "" {
 			opts = append(opts, openai.WithModel(m))
@@ -88,11 +88,23 @@ func Summarizers(lookup func(string) (string, bool), counter recap.TokenCounter,
 // chooses the extractive summarizer.
 func Model(lookup func(string) (string, bool)) string {
 	get := func(k string) string { v, _ := lookup(k); return v }
+	switch provider(get) {
+	case "anthropic":
+		return or(get(EnvModel), anthropic.DefaultModel)
+	case "openai":
+		return or(get(EnvModel), openai.DefaultModel)
+	}
+	return ""
+}
+
+// provider returns the LLM provider the environment chooses (see
+// Summarizers): "anthropic", "openai", or "" for none.
+func provider(get func(string) string) string {
 	switch {
 	case get(EnvAnthropicKey) != "":
-		return or(get(EnvModel), anthropic.DefaultModel)
+		return "anthropic"
 	case get(EnvOpenAIBaseURL) != "" || get(EnvOpenAIKey) != "" || get(EnvModel) != "":
-		return or(get(EnvModel), openai.DefaultModel)
+		return "openai"
 	}
 	return ""
 }
