@@ -52,6 +52,8 @@ type config struct {
 	media      map[string]int                       // media type pattern to tokens; nil: DefaultMediaTokens for all
 	background func(task func(ctx context.Context)) // nil: summarize in the request
 	clear      *clearing                            // nil: no tool-result clearing
+	leaseTTL   time.Duration                        // 0: from the summarize timeout (see WithLeaseTTL)
+	leaseWait  time.Duration                        // 0: do not wait for another lease holder
 }
 
 // mediaCost returns the tokens of an attachment of mediaType: the rule of
@@ -183,6 +185,50 @@ func WithSummarizeTimeout(d time.Duration) Option {
 			return invalid("WithSummarizeTimeout", "%v is negative", d)
 		}
 		c.timeout = d
+		return nil
+	})
+}
+
+// WithLeaseTTL sets the time-to-live of the chat's lease that Compress
+// takes before it summarizes, with a Store that is a [Leaser]. It must be
+// longer than a chunk's summarization may take, since Compress starts no
+// goroutine to renew the lease: it extends it only between the chunks of a
+// backlog (see WithMaxSummarizeInput), and a lease that expires during a
+// Summarizer call may be taken over by another process, whose call is then
+// wasted (the compare-and-swap still keeps one summary). A holder that
+// dies is taken over by others once its lease expires. The default is
+// three times WithSummarizeTimeout plus 30 seconds (a chunk may call the
+// Summarizer twice and the fallback once), or [DefaultLeaseTTL] without a
+// summarize timeout. d must not be negative; 0 means the default.
+func WithLeaseTTL(d time.Duration) Option {
+	return optionFunc(func(c *config) error {
+		if d < 0 {
+			return invalid("WithLeaseTTL", "%v is negative", d)
+		}
+		c.leaseTTL = d
+		return nil
+	})
+}
+
+// WithLeaseWait sets how long Compress waits, with a Store that is a
+// [Leaser], when another holder has the lease of a chat it would
+// summarize: it tries to take the lease at growing intervals (50 ms
+// doubling to 1 s) and, once it has it, plans again against what the
+// holder saved, which usually needs no summarization any more. When the
+// wait runs out, Compress goes on without summarizing, as after an absorbed
+// failure: the payload is built on the stored summary, within
+// WithMaxPayloadTokens, and [Result.Err] matches [ErrLeaseHeld]. Calls of
+// one Compressor share one summarization without a lease (see Compress);
+// this is the wait across Compressors and processes. A background task
+// (WithBackground) never waits: it ends, and the next turn finds the
+// holder's summary. The default, 0, is not to wait. d must not be
+// negative.
+func WithLeaseWait(d time.Duration) Option {
+	return optionFunc(func(c *config) error {
+		if d < 0 {
+			return invalid("WithLeaseWait", "%v is negative", d)
+		}
+		c.leaseWait = d
 		return nil
 	})
 }

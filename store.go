@@ -3,6 +3,7 @@ package recap
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Summary is a chat's rolling summary: the summary text, the ID of the
@@ -88,11 +89,20 @@ type Store interface {
 }
 
 // MemoryStore is a [Store] that keeps summaries in memory, for tests and
-// single-process programs. The zero MemoryStore is empty and ready to use.
-// A MemoryStore is safe for concurrent use by multiple goroutines.
+// single-process programs. It is also a [Leaser], for several Compressors
+// sharing it, with leases on the time.Now clock. The zero MemoryStore is
+// empty and ready to use. A MemoryStore is safe for concurrent use by
+// multiple goroutines.
 type MemoryStore struct {
-	mu sync.Mutex         // protects m
-	m  map[string]Summary // chat ID to summary
+	mu     sync.Mutex          // protects m and leases
+	m      map[string]Summary  // chat ID to summary
+	leases map[string]memLease // chat ID to its lease, expired ones included
+}
+
+// memLease is a MemoryStore's lease of a chat.
+type memLease struct {
+	holder  string
+	expires time.Time
 }
 
 // NewMemoryStore returns an empty MemoryStore.
@@ -127,6 +137,40 @@ func (s *MemoryStore) Save(ctx context.Context, chatID string, prev, next Summar
 		delete(s.m, chatID)
 	} else {
 		s.m[chatID] = next.clone()
+	}
+	return nil
+}
+
+// AcquireLease grants the lease of chatID to holder for ttl, or extends
+// holder's lease, unless another holder's lease has not expired, which is
+// [ErrLeaseHeld]. It fails without change if ctx is done.
+func (s *MemoryStore) AcquireLease(ctx context.Context, chatID, holder string, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.leases[chatID]; ok && l.holder != holder && now.Before(l.expires) {
+		return ErrLeaseHeld
+	}
+	if s.leases == nil {
+		s.leases = make(map[string]memLease)
+	}
+	s.leases[chatID] = memLease{holder: holder, expires: now.Add(ttl)}
+	return nil
+}
+
+// ReleaseLease ends holder's lease of chatID, if holder has it. It fails
+// without change if ctx is done.
+func (s *MemoryStore) ReleaseLease(ctx context.Context, chatID, holder string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.leases[chatID]; ok && l.holder == holder {
+		delete(s.leases, chatID)
 	}
 	return nil
 }

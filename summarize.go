@@ -157,8 +157,10 @@ type Result struct {
 	// Err is a failure that Compress absorbed: the Summarizer failed, timed
 	// out, panicked or returned an empty or over-long summary (see
 	// [ErrEmptySummary], [ErrSummaryTooLong], [ErrSummarizerPanic]), or the
-	// Store failed to save. The Store then holds the last summary that was
-	// saved and Payload is built on it.
+	// Store failed to save or to grant a lease; or, with a Store that is a
+	// [Leaser], another holder had the chat's lease (Err matches
+	// [ErrLeaseHeld]; see WithLeaseWait). The Store then holds the last
+	// summary that was saved and Payload is built on it.
 	Err error
 }
 
@@ -265,7 +267,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 			// summarization is bounded by WithSummarizeTimeout only.
 			lctx = context.WithoutCancel(ctx)
 		}
-		out, err := c.lead(lctx, chatID, f, prev, p)
+		out, err := c.lead(lctx, ctx, chatID, f, prev, p)
 		if err == nil {
 			err = ctx.Err()
 		}
@@ -284,7 +286,10 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 	if c.cfg.background != nil {
 		res.Scheduled = c.tasks.has(chatID)
 	}
-	if res.Err != nil {
+	switch {
+	case errors.Is(res.Err, ErrLeaseHeld):
+		c.log(ctx, slog.LevelInfo, "summarization left to the lease holder", chatID)
+	case res.Err != nil:
 		c.log(ctx, slog.LevelWarn, "summarizer failure absorbed", chatID, "err", res.Err, "fallback", res.Fallback)
 	}
 	return res, p, nil
@@ -357,7 +362,10 @@ type outcome struct {
 // than WithMaxSummarizeInput, saving after each chunk, and lands flight f
 // with the failure the waiting calls share. It returns an error only when
 // ctx is done or the Store's Load fails.
-func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Summary, p Plan) (out outcome, err error) {
+//
+// wctx is the caller's context, which bounds a wait for another lease
+// holder (see WithLeaseWait) where ctx may not be cancelled with it.
+func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, prev Summary, p Plan) (out outcome, err error) {
 	landed := false
 	land := func(shared error) {
 		if !landed {
@@ -366,9 +374,34 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 		}
 	}
 	defer land(nil) // also on a panic of the Store: never leave waiters behind
+	out.summary = p.Summary
+	absorb := func(err error) (outcome, error) {
+		if ctx.Err() != nil {
+			return outcome{}, ctx.Err()
+		}
+		out.err = err
+		land(err)
+		return out, nil
+	}
+
+	// With a Store that is a Leaser, only the holder of the chat's lease
+	// summarizes it.
+	ls := c.newLease(chatID)
+	err = ls.acquire(ctx)
+	if errors.Is(err, ErrLeaseHeld) {
+		err = c.awaitLease(wctx, ls)
+		if err != nil && wctx.Err() != nil {
+			return outcome{}, err // the caller gave up waiting
+		}
+	}
+	if err != nil {
+		return absorb(err)
+	}
+	defer c.release(ctx, ls)
 
 	// Another call may have saved since this one loaded (in another
-	// process, or in this one before this flight began).
+	// process, or in this one before this flight began, or the lease's
+	// last holder).
 	cur, err := c.load(ctx, chatID)
 	if err != nil {
 		return outcome{}, err
@@ -378,12 +411,18 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 	}
 
 	stored := prev // what the Store holds: the compare-and-swap's prev
-	out.summary = p.Summary
 	rest := p.Summarize
 	counts := c.sizes(rest) // once, not per chunk
 	cuts := cutPoints(rest)
 	covered := newCoverage(p)
-	for len(rest) > 0 {
+	for first := true; len(rest) > 0; first = false {
+		if !first {
+			// Extend the lease for the next chunk; if it expired and
+			// another holder took it, leave the rest to that one.
+			if err := ls.acquire(ctx); err != nil {
+				return absorb(err)
+			}
+		}
 		chunk, n, input := c.chunk(out.summary, rest, counts, cuts)
 		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input)
 		if ctx.Err() != nil {
@@ -391,9 +430,7 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 		}
 		out.fallback = out.fallback || fellBack
 		if err != nil && !fellBack {
-			out.err = err
-			land(err)
-			return out, nil
+			return absorb(err)
 		}
 		if err != nil {
 			out.err = err // the main Summarizer's failure; the fallback stood in
@@ -407,9 +444,7 @@ func (c *Compressor) lead(ctx context.Context, chatID string, f *flight, prev Su
 		case errors.Is(err, ErrConflict):
 			return outcome{retry: true}, nil
 		default:
-			out.err = fmt.Errorf("recap: save summary of chat %q: %w", chatID, err)
-			land(out.err)
-			return out, nil
+			return absorb(fmt.Errorf("recap: save summary of chat %q: %w", chatID, err))
 		}
 		stored, out.summary, out.saved = next, next, true
 		rest, counts, cuts = rest[n:], counts[n:], cuts[n:]

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/recapgo/recap"
 )
@@ -29,12 +30,137 @@ const Racers = 50
 
 // Run runs the conformance suite as subtests of t. newStore must return an
 // empty Store each time it is called; Run calls it once per subtest.
+//
+// If the Store is also a [recap.Leaser], Run checks the lease contract
+// too, in subtests named Lease*. They wait for leases to expire, with
+// TTLs of a few hundred milliseconds, so the Leaser must measure expiry in
+// milliseconds or finer.
 func Run(t *testing.T, newStore func(t *testing.T) recap.Store) {
 	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.run(t, newStore(t))
 		})
+	}
+	if _, ok := newStore(t).(recap.Leaser); !ok {
+		return
+	}
+	for _, c := range leaseCases {
+		t.Run(c.name, func(t *testing.T) {
+			c.run(t, newStore(t).(recap.Leaser))
+		})
+	}
+}
+
+// leaseTTL is the time-to-live of the leases that expire in the checks,
+// and leaseLong that of those that must not.
+const (
+	leaseTTL  = 300 * time.Millisecond
+	leaseLong = time.Minute
+)
+
+var leaseCases = []struct {
+	name string
+	run  func(t *testing.T, l recap.Leaser)
+}{
+	{"LeaseAcquire", func(t *testing.T, l recap.Leaser) {
+		mustAcquire(t, l, "c1", "h1", leaseLong)
+		wantHeld(t, l, "c1", "h2")
+		mustAcquire(t, l, "c2", "h2", leaseLong) // chats are independent
+		mustAcquire(t, l, "c1", "h1", leaseLong) // the holder extends it
+	}},
+	{"LeaseRelease", func(t *testing.T, l recap.Leaser) {
+		mustAcquire(t, l, "c1", "h1", leaseLong)
+		mustRelease(t, l, "c1", "h2") // not h2's: nothing happens
+		wantHeld(t, l, "c1", "h2")
+		mustRelease(t, l, "c1", "h1")
+		mustAcquire(t, l, "c1", "h2", leaseLong)
+		mustRelease(t, l, "c1", "h1") // h1's is gone: h2's stays
+		wantHeld(t, l, "c1", "h1")
+		mustRelease(t, l, "never", "h1") // a chat never leased
+	}},
+	{"LeaseExpires", func(t *testing.T, l recap.Leaser) {
+		mustAcquire(t, l, "c1", "h1", leaseTTL)
+		wantHeld(t, l, "c1", "h2")
+		time.Sleep(leaseTTL + 200*time.Millisecond)
+		mustAcquire(t, l, "c1", "h2", leaseLong)
+		wantHeld(t, l, "c1", "h1") // the old holder cannot take it back
+		mustRelease(t, l, "c1", "h1")
+		wantHeld(t, l, "c1", "h1")
+	}},
+	{"LeaseExtends", func(t *testing.T, l recap.Leaser) {
+		mustAcquire(t, l, "c1", "h1", leaseTTL)
+		mustAcquire(t, l, "c1", "h1", leaseLong)
+		time.Sleep(leaseTTL + 200*time.Millisecond)
+		wantHeld(t, l, "c1", "h2") // extended past its first TTL
+	}},
+	{"LeaseRace", func(t *testing.T, l recap.Leaser) {
+		errs := make([]error, Racers)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				errs[i] = l.AcquireLease(context.Background(), "c1", fmt.Sprintf("h%d", i), leaseLong)
+			}(i)
+		}
+		wg.Wait()
+		winner := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && winner >= 0:
+				t.Errorf("racers %d and %d both hold the lease", winner, i)
+			case err == nil:
+				winner = i
+			case !errors.Is(err, recap.ErrLeaseHeld):
+				t.Errorf("racer %d: AcquireLease = %v, want nil or ErrLeaseHeld", i, err)
+			}
+		}
+		if winner < 0 {
+			t.Fatal("no racer got the lease")
+		}
+		mustAcquire(t, l, "c1", fmt.Sprintf("h%d", winner), leaseLong)
+	}},
+	{"LeaseIndependentOfSummaries", func(t *testing.T, l recap.Leaser) {
+		st, ok := l.(recap.Store)
+		if !ok {
+			t.Skip("not a Store")
+		}
+		mustAcquire(t, l, "c1", "h1", leaseLong)
+		mustLoad(t, st, "c1", recap.Summary{})
+		mustSave(t, st, "c1", recap.Summary{}, first)
+		mustLoad(t, st, "c1", first)
+		mustRelease(t, l, "c1", "h1")
+		mustLoad(t, st, "c1", first)
+	}},
+	{"LeaseCancelled", func(t *testing.T, l recap.Leaser) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := l.AcquireLease(ctx, "c1", "h1", leaseLong); err == nil || errors.Is(err, recap.ErrLeaseHeld) {
+			t.Fatalf("AcquireLease with a cancelled context = %v, want a failure other than ErrLeaseHeld", err)
+		}
+		mustAcquire(t, l, "c1", "h2", leaseLong) // nothing was taken
+	}},
+}
+
+func mustAcquire(t *testing.T, l recap.Leaser, chat, holder string, ttl time.Duration) {
+	t.Helper()
+	if err := l.AcquireLease(context.Background(), chat, holder, ttl); err != nil {
+		t.Fatalf("AcquireLease(%q, %q, %v): %v", chat, holder, ttl, err)
+	}
+}
+
+func wantHeld(t *testing.T, l recap.Leaser, chat, holder string) {
+	t.Helper()
+	if err := l.AcquireLease(context.Background(), chat, holder, leaseLong); !errors.Is(err, recap.ErrLeaseHeld) {
+		t.Fatalf("AcquireLease(%q, %q) = %v, want ErrLeaseHeld", chat, holder, err)
+	}
+}
+
+func mustRelease(t *testing.T, l recap.Leaser, chat, holder string) {
+	t.Helper()
+	if err := l.ReleaseLease(context.Background(), chat, holder); err != nil {
+		t.Fatalf("ReleaseLease(%q, %q): %v", chat, holder, err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/storetest"
@@ -103,6 +104,50 @@ func (s *sharesCovered) Save(ctx context.Context, chat string, prev, next recap.
 	return nil
 }
 
+// neverExpires keeps a lease until it is released, whatever its TTL.
+type neverExpires struct{ *recap.MemoryStore }
+
+func (s neverExpires) AcquireLease(ctx context.Context, chat, holder string, ttl time.Duration) error {
+	return s.MemoryStore.AcquireLease(ctx, chat, holder, 24*time.Hour)
+}
+
+// releasesAnyone's ReleaseLease ends the lease whoever holds it.
+type releasesAnyone struct {
+	*recap.MemoryStore
+	mu      sync.Mutex
+	holders map[string]string
+}
+
+func (s *releasesAnyone) AcquireLease(ctx context.Context, chat, holder string, ttl time.Duration) error {
+	err := s.MemoryStore.AcquireLease(ctx, chat, holder, ttl)
+	if err == nil {
+		s.mu.Lock()
+		if s.holders == nil {
+			s.holders = map[string]string{}
+		}
+		s.holders[chat] = holder
+		s.mu.Unlock()
+	}
+	return err
+}
+
+func (s *releasesAnyone) ReleaseLease(ctx context.Context, chat, _ string) error {
+	s.mu.Lock()
+	holder := s.holders[chat]
+	s.mu.Unlock()
+	return s.MemoryStore.ReleaseLease(ctx, chat, holder)
+}
+
+// noExtension refuses a holder its own lease until it expires.
+type noExtension struct{ *recap.MemoryStore }
+
+func (s noExtension) AcquireLease(ctx context.Context, chat, holder string, ttl time.Duration) error {
+	if err := s.MemoryStore.AcquireLease(ctx, chat, "someone", 0); err != nil {
+		return err // held, by anyone
+	}
+	return s.MemoryStore.AcquireLease(ctx, chat, holder, ttl)
+}
+
 var brokenStores = map[string]struct {
 	new     func() recap.Store
 	catches string // the subtest that must fail
@@ -112,6 +157,9 @@ var brokenStores = map[string]struct {
 	"ignoresContext":      {func() recap.Store { return &ignoresContext{} }, "CanceledContext"},
 	"textAndBoundaryOnly": {func() recap.Store { return textAndBoundaryOnly{recap.NewMemoryStore()} }, "ConflictComparesCovered"},
 	"sharesCovered":       {func() recap.Store { return &sharesCovered{} }, "NoSharedMemory"},
+	"neverExpires":        {func() recap.Store { return neverExpires{recap.NewMemoryStore()} }, "LeaseExpires"},
+	"releasesAnyone":      {func() recap.Store { return &releasesAnyone{MemoryStore: recap.NewMemoryStore()} }, "LeaseRelease"},
+	"noExtension":         {func() recap.Store { return noExtension{recap.NewMemoryStore()} }, "LeaseAcquire"},
 }
 
 // TestBrokenStoreHelper runs the suite on the broken store named by

@@ -9,14 +9,19 @@ import (
 // [WithKeyPrefix] says otherwise.
 const DefaultKeyPrefix = "recap:summary:"
 
+// DefaultLeaseKeyPrefix is what a chat's lease key starts with unless
+// [WithLeaseKeyPrefix] says otherwise.
+const DefaultLeaseKeyPrefix = "recap:lease:"
+
 // DefaultTTL is no expiry: a summary stays until it is replaced or
 // deleted. See [WithTTL].
 const DefaultTTL time.Duration = 0
 
 // config is what the options set; a Store keeps it read-only.
 type config struct {
-	prefix string
-	ttl    time.Duration
+	prefix      string
+	leasePrefix string
+	ttl         time.Duration
 }
 
 // An Option configures a [Store]. Options are applied in order, so of two
@@ -41,6 +46,24 @@ func WithKeyPrefix(prefix string) Option {
 			return fmt.Errorf("redisstore: WithKeyPrefix: the prefix is empty")
 		}
 		c.prefix = prefix
+		return nil
+	})
+}
+
+// WithLeaseKeyPrefix sets what every lease key starts with: a chat's
+// summarization lease (see [recap.Leaser]) is at prefix+chatID. The
+// prefix must not be empty, and neither it nor the key prefix
+// ([WithKeyPrefix]) may start the other, so that a lease key is never a
+// summary's. Stores that share chats share leases; give Stores of
+// different key prefixes (tenants) different lease prefixes too, or the
+// same chat ID in two of them shares one lease, which only delays
+// summaries. The default is [DefaultLeaseKeyPrefix].
+func WithLeaseKeyPrefix(prefix string) Option {
+	return optionFunc(func(c *config) error {
+		if prefix == "" {
+			return fmt.Errorf("redisstore: WithLeaseKeyPrefix: the prefix is empty")
+		}
+		c.leasePrefix = prefix
 		return nil
 	})
 }

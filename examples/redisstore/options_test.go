@@ -41,3 +41,26 @@ func TestNew(t *testing.T) {
 		})
 	}
 }
+
+func TestPrefixesApart(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never contacted
+	defer c.Close()
+	for _, tc := range []struct {
+		summary, lease string
+		ok             bool
+	}{
+		{redisstore.DefaultKeyPrefix, redisstore.DefaultLeaseKeyPrefix, true},
+		{"app:s:", "app:l:", true},
+		{"app:", "app:lease:", false},
+		{"app:lease:", "app:", false},
+		{"same:", "same:", false},
+	} {
+		_, err := redisstore.New(c, redisstore.WithKeyPrefix(tc.summary), redisstore.WithLeaseKeyPrefix(tc.lease))
+		if (err == nil) != tc.ok {
+			t.Errorf("New(%q, %q) = %v, want ok %v", tc.summary, tc.lease, err, tc.ok)
+		}
+	}
+	if _, err := redisstore.New(c, redisstore.WithLeaseKeyPrefix("")); err == nil {
+		t.Error("empty lease prefix accepted")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/internal/sumdigest"
@@ -22,13 +23,14 @@ var casSource string
 // have it cached. A Script only holds the source and its SHA-1, read-only.
 var cas = redis.NewScript(casSource)
 
-// Store is a [recap.Store] on a Redis client. It is safe for concurrent
+// Store is a [recap.Store] and a [recap.Leaser] on a Redis client. It is safe for concurrent
 // use by multiple goroutines and processes. The zero Store is not usable:
 // make one with [New].
 type Store struct {
-	client redis.UniversalClient
-	prefix string
-	ttl    string // PEXPIRE's argument, in milliseconds; "0" for none
+	client      redis.UniversalClient
+	prefix      string
+	leasePrefix string
+	ttl         string // PEXPIRE's argument, in milliseconds; "0" for none
 }
 
 // New returns a Store that keeps summaries through client, which stays the
@@ -38,13 +40,16 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("redisstore: nil client")
 	}
-	cfg := config{prefix: DefaultKeyPrefix, ttl: DefaultTTL}
+	cfg := config{prefix: DefaultKeyPrefix, leasePrefix: DefaultLeaseKeyPrefix, ttl: DefaultTTL}
 	for _, o := range opts {
 		if err := o.apply(&cfg); err != nil {
 			return nil, err
 		}
 	}
-	return &Store{client: client, prefix: cfg.prefix, ttl: strconv.FormatInt(cfg.ttl.Milliseconds(), 10)}, nil
+	if strings.HasPrefix(cfg.prefix, cfg.leasePrefix) || strings.HasPrefix(cfg.leasePrefix, cfg.prefix) {
+		return nil, fmt.Errorf("redisstore: the key prefix %q and the lease key prefix %q start one another: a lease key could be a summary's", cfg.prefix, cfg.leasePrefix)
+	}
+	return &Store{client: client, prefix: cfg.prefix, leasePrefix: cfg.leasePrefix, ttl: strconv.FormatInt(cfg.ttl.Milliseconds(), 10)}, nil
 }
 
 // Key returns the key that holds chatID's summary: the prefix followed by

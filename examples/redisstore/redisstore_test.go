@@ -63,7 +63,7 @@ func newPrefix(t *testing.T, c *redis.Client) string {
 // newStore returns a Store on c with a prefix of its own.
 func newStore(t *testing.T, c *redis.Client, opts ...redisstore.Option) *redisstore.Store {
 	t.Helper()
-	st, err := redisstore.New(c, append([]redisstore.Option{redisstore.WithKeyPrefix(newPrefix(t, c))}, opts...)...)
+	st, err := redisstore.New(c, append([]redisstore.Option{redisstore.WithKeyPrefix(newPrefix(t, c)), redisstore.WithLeaseKeyPrefix(newPrefix(t, c))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,5 +417,38 @@ func TestCanceledContextSendsNothing(t *testing.T) {
 	}
 	if sent := h.take(); len(sent) != 0 {
 		t.Errorf("with a canceled ctx, sent %q; want nothing", sent)
+	}
+}
+
+// TestLeaseKeyLayout pins the lease key: a string at the lease prefix plus
+// the chat ID, holding the holder, expiring on the server after the TTL,
+// deleted by its holder's release; the summary's key is not touched.
+func TestLeaseKeyLayout(t *testing.T) {
+	c := newClient(t)
+	st := newStore(t, c)
+	ctx := context.Background()
+	save(t, st, "c1", recap.Summary{}, first)
+	if err := st.AcquireLease(ctx, "c1", "holder-1", 1500*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	key := st.LeaseKey("c1")
+	if v, err := c.Get(ctx, key).Result(); err != nil || v != "holder-1" {
+		t.Fatalf("GET %s = %q, %v; want holder-1", key, v, err)
+	}
+	if ttl, err := c.PTTL(ctx, key).Result(); err != nil || ttl <= 0 || ttl > 1500*time.Millisecond {
+		t.Errorf("PTTL %s = %v, %v; want at most 1.5s", key, ttl, err)
+	}
+	if err := st.AcquireLease(ctx, "c1", "holder-2", time.Minute); !errors.Is(err, recap.ErrLeaseHeld) {
+		t.Errorf("second holder: %v, want ErrLeaseHeld", err)
+	}
+	if err := st.ReleaseLease(ctx, "c1", "holder-1"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := c.Exists(ctx, key).Result(); n != 0 {
+		t.Errorf("lease key still exists after release")
+	}
+	load(t, st, "c1", first)
+	if err := st.AcquireLease(ctx, "c1", "h", 0); err == nil {
+		t.Error("a zero TTL was accepted")
 	}
 }

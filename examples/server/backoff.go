@@ -94,6 +94,21 @@ type backoffStore struct {
 	b *saveBackoff
 }
 
+// AcquireLease and ReleaseLease forward to the Store (see markedStore).
+func (s backoffStore) AcquireLease(ctx context.Context, chatID, holder string, ttl time.Duration) error {
+	if l, ok := s.Store.(recap.Leaser); ok {
+		return l.AcquireLease(ctx, chatID, holder, ttl)
+	}
+	return nil
+}
+
+func (s backoffStore) ReleaseLease(ctx context.Context, chatID, holder string) error {
+	if l, ok := s.Store.(recap.Leaser); ok {
+		return l.ReleaseLease(ctx, chatID, holder)
+	}
+	return nil
+}
+
 func (s backoffStore) Save(ctx context.Context, chatID string, prev, next recap.Summary) error {
 	err := s.Store.Save(ctx, chatID, prev, next)
 	s.b.record(ctx, err)

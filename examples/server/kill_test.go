@@ -83,7 +83,10 @@ func TestLoadKill(t *testing.T) {
 	env := []string{"RECAP_OPENAI_BASE_URL=" + llm.URL, "RECAP_OPENAI_API_KEY=sk-test"}
 	db := filepath.Join(t.TempDir(), "kill.db")
 	args := []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", db, "-trigger", strconv.Itoa(loadTrigger),
-		"-window", strconv.Itoa(loadWindow), "-max-concurrent", "64", "-queue-wait", "1m", "-background=false", "-metrics=false"}
+		"-window", strconv.Itoa(loadWindow), "-max-concurrent", "64", "-queue-wait", "1m", "-background=false", "-metrics=false",
+		// The killed server's leases block its chats until they expire
+		// (see TestLeaseTakeover); the fake LLM answers in milliseconds.
+		"-lease-ttl", "1s"}
 	base, cmd := startHelper(t, env, args...)
 	var mu sync.RWMutex // protects base
 	getBase := func() string { mu.RLock(); defer mu.RUnlock(); return base }
@@ -220,7 +223,8 @@ func TestLoadPostgresRestart(t *testing.T) {
 	llm := newFakeLLM(t, 2*time.Millisecond, 10*time.Millisecond)
 	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
 	base := startServer(t, env, "-postgres", dsn, "-trigger", strconv.Itoa(loadTrigger), "-window", strconv.Itoa(loadWindow),
-		"-max-concurrent", "64", "-queue-wait", "1m", "-timeout", "5s")
+		"-max-concurrent", "64", "-queue-wait", "1m", "-timeout", "5s",
+		"-lease-ttl", "1s") // a lease whose release failed while the database was down expires soon
 	run := fmt.Sprintf("pgrestart%d", time.Now().UnixNano())
 	rep := retryingLoad(t, func() string { return base }, run, llm, 20, *loadTurns, func(done *atomic.Int64, total int64) {
 		for done.Load() < total*2/5 {

@@ -47,18 +47,19 @@ const loadSummary = "Summary: the user asked about the payments service deploys 
 // Retry-After, or never (hang) until the caller gives up.
 type fakeLLM struct {
 	*httptest.Server
-	calls    atomic.Int64
-	min, max time.Duration
-	status   int  // not 0: answer this status
-	hang     bool // never answer
+	calls     atomic.Int64
+	min, max  time.Duration
+	status    int   // not 0: answer this status
+	hang      bool  // never answer
+	hangFirst int64 // never answer the first hangFirst calls
 }
 
 func newFakeLLM(t testing.TB, min, max time.Duration) *fakeLLM {
 	l := &fakeLLM{min: min, max: max}
 	l.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l.calls.Add(1)
+		n := l.calls.Add(1)
 		io.Copy(io.Discard, r.Body)
-		if l.hang {
+		if l.hang || n <= l.hangFirst {
 			<-r.Context().Done()
 			return
 		}

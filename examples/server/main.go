@@ -198,6 +198,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logFormat  = fs.String("log-format", "json", "log lines as json or text; each line about a request has its request_id (X-Request-ID)")
 		metricsOn  = fs.Bool("metrics", true, "serve OpenTelemetry metrics for Prometheus at GET /metrics (no key; from an allowed Host)")
 		otlpURL    = fs.String("otlp-endpoint", "", "OTLP/HTTP endpoint to send traces to, e.g. http://127.0.0.1:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; none: no traces)")
+		leaseWait  = fs.Duration("lease-wait", DefaultLeaseWait, "how long a request that must summarize waits while another replica summarizes the same chat (recap.WithLeaseWait); then it goes on unsummarized within -max-payload")
+		leaseTTL   = fs.Duration("lease-ttl", 0, "time-to-live of a chat's summarization lease, after which a replica that died holding it is taken over (0: 3 x -timeout/2 + 30s; recap.WithLeaseTTL)")
 		grace      = fs.Duration("grace", DefaultGrace, "on SIGINT or SIGTERM, how long requests in flight and background summarizations may take to finish (a second signal exits at once)")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -208,6 +210,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *workersN < 1 || *queueN < 0 || *grace <= 0 {
 		return fmt.Errorf("-summarize-workers %d must be positive, -summarize-queue %d not negative, -grace %v positive", *workersN, *queueN, *grace)
+	}
+	if *leaseWait < 0 || *leaseTTL < 0 {
+		return fmt.Errorf("-lease-wait %v, -lease-ttl %v: must not be negative", *leaseWait, *leaseTTL)
 	}
 	if *sumRate <= 0 || *sumBurst < 1 {
 		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", *sumRate, *sumBurst)
@@ -279,7 +284,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
 	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2), recap.WithSummaryRole(recap.Role(*role)),
-		recap.WithHooks(tel.in.Hooks()))
+		recap.WithHooks(tel.in.Hooks()), recap.WithLeaseWait(*leaseWait), recap.WithLeaseTTL(*leaseTTL))
 
 	if *pgDSN == "" {
 		*pgDSN = getenv("RECAP_POSTGRES_DSN")
@@ -355,6 +360,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	return shutdown(log, srv, serveErr, c, pool, *grace)
 }
+
+// DefaultLeaseWait is how long a request that must summarize waits for
+// another replica's summarization of the same chat (-lease-wait).
+const DefaultLeaseWait = 10 * time.Second
 
 // DefaultGrace is how long a shutdown waits for requests in flight and
 // background summarizations.

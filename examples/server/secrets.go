@@ -133,6 +133,28 @@ func (s markedStore) Save(ctx context.Context, chatID string, prev, next recap.S
 	return markStore("save", s.Store.Save(ctx, chatID, prev, next))
 }
 
+// AcquireLease and ReleaseLease forward to the Store if it is a
+// recap.Leaser, so that wrapping it does not lose its leases; a Store
+// that is not grants every lease.
+func (s markedStore) AcquireLease(ctx context.Context, chatID, holder string, ttl time.Duration) error {
+	l, ok := s.Store.(recap.Leaser)
+	if !ok {
+		return nil
+	}
+	err := l.AcquireLease(ctx, chatID, holder, ttl)
+	if errors.Is(err, recap.ErrLeaseHeld) {
+		return err
+	}
+	return markStore("lease", err)
+}
+
+func (s markedStore) ReleaseLease(ctx context.Context, chatID, holder string) error {
+	if l, ok := s.Store.(recap.Leaser); ok {
+		return markStore("lease release", l.ReleaseLease(ctx, chatID, holder))
+	}
+	return nil
+}
+
 func markStore(op string, err error) error {
 	if err == nil || errors.Is(err, recap.ErrConflict) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
@@ -159,6 +181,8 @@ func publicError(err error) string {
 		return "summarizer: timed out"
 	case errors.Is(err, recap.ErrConflict):
 		return "summary changed concurrently: the stored one is kept"
+	case errors.Is(err, recap.ErrLeaseHeld):
+		return "summarizing in another replica: the stored summary is used"
 	}
 	for _, sentinel := range []error{openai.ErrTruncated, anthropic.ErrTruncated, recap.ErrEmptySummary,
 		recap.ErrSummaryTooLong, recap.ErrSummarizerPanic, errUnreachable} {

@@ -20,7 +20,10 @@ import (
 //  2. covered TEXT NOT NULL DEFAULT '[]' (the Covered IDs as a JSON array)
 //     and digest TEXT NOT NULL (the hex SHA-256 that Save's
 //     compare-and-swap compares).
-const SchemaVersion = 2
+//  3. The lease table [LeaseTable], shared by the Store tables of a
+//     database, made if it does not exist; the Store's own table is
+//     unchanged.
+const SchemaVersion = 3
 
 // VersionTable is the table, beside a Store's own, in which [Store.Migrate]
 // records the schema version of each Store table, one row per table name
@@ -109,7 +112,7 @@ func (s *Store) migrate(ctx context.Context, tx dbtx) error {
 	if version == SchemaVersion {
 		return nil
 	}
-	steps := []func(context.Context, dbtx) error{s.createV1, s.addCoveredV2}
+	steps := []func(context.Context, dbtx) error{s.createV1, s.addCoveredV2, s.addLeasesV3}
 	for v := version + 1; v <= SchemaVersion; v++ {
 		if err := steps[v-1](ctx, tx); err != nil {
 			return fmt.Errorf("to version %d: %w", v, err)
@@ -191,6 +194,19 @@ func (s *Store) addCoveredV2(ctx context.Context, tx dbtx) error {
 		}
 		after, first = page[len(page)-1].chatID, false
 	}
+}
+
+// addLeasesV3 makes the lease table, unless another Store table's
+// migration made it.
+func (s *Store) addLeasesV3(ctx context.Context, tx dbtx) error {
+	_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+LeaseTable+` (
+	table_name TEXT NOT NULL,
+	chat_id TEXT NOT NULL,
+	holder TEXT NOT NULL,
+	expires_at BIGINT NOT NULL,
+	PRIMARY KEY (table_name, chat_id)
+)`)
+	return err
 }
 
 // exists reports whether the table name exists, as an unqualified name in

@@ -43,7 +43,7 @@ const (
 // DefaultTable is the table a Store uses unless told otherwise.
 const DefaultTable = "recap_summaries"
 
-// Store is a [recap.Store] on a *sql.DB. It is safe for concurrent use by
+// Store is a [recap.Store] and a [recap.Leaser] on a *sql.DB. It is safe for concurrent use by
 // multiple goroutines and processes.
 type Store struct {
 	db      *sql.DB
@@ -67,8 +67,8 @@ func New(db *sql.DB, dialect Dialect, table string) (*Store, error) {
 	if !tableName.MatchString(table) {
 		return nil, fmt.Errorf("sqlstore: table name %q is not a plain identifier", table)
 	}
-	if strings.EqualFold(table, VersionTable) {
-		return nil, fmt.Errorf("sqlstore: table name %q is the version table", table)
+	if strings.EqualFold(table, VersionTable) || strings.EqualFold(table, LeaseTable) {
+		return nil, fmt.Errorf("sqlstore: table name %q is the version or the lease table", table)
 	}
 	if dialect != SQLite && dialect != Postgres {
 		return nil, fmt.Errorf("sqlstore: unknown dialect %d", dialect)
