@@ -95,7 +95,19 @@ type calibrated struct {
 	weight [textKinds]float64            // the fitted weights
 	recent []observation                 // the last observations, oldest first
 	margin float64
+
+	// version counts the changes of the correction of more than
+	// versionStep since the last one (see VersionedCounter); vweight and
+	// vmargin are the correction at the last change.
+	version uint64
+	vweight [textKinds]float64
+	vmargin float64
 }
+
+// versionStep is the relative change of a weight, or the change of the
+// margin, that makes a new version of a model's counter: smaller changes
+// are within the margin and do not make a Compressor count a chat again.
+const versionStep = 0.002
 
 // observation is one call: the tokens of each kind of text, the tokens
 // taken as exact, and the provider's count.
@@ -129,6 +141,7 @@ func (c *Calibrator) Observe(model string, u Usage) error {
 	m := c.models[model]
 	if m == nil {
 		m = &calibrated{weight: [textKinds]float64{1, 1, 1, 1, 1}, margin: DefaultCalibrationMargin}
+		m.vweight, m.vmargin = m.weight, m.margin
 		c.models[model] = m
 	}
 	m.recent = append(m.recent, observation{x: x, exact: exact, y: float64(u.Reported)})
@@ -143,6 +156,14 @@ func (c *Calibrator) Observe(model string, u Usage) error {
 	}
 	m.n++
 	m.fit()
+	moved := math.Abs(m.margin-m.vmargin) > versionStep
+	for i := range m.weight {
+		moved = moved || math.Abs(m.weight[i]-m.vweight[i]) > versionStep*max(m.vweight[i], 0.01)
+	}
+	if moved {
+		m.version++
+		m.vweight, m.vmargin = m.weight, m.margin
+	}
 	return nil
 }
 
@@ -254,12 +275,31 @@ func (c *Calibrator) Observations(model string) int {
 
 // Counter returns a TokenCounter for model that counts as the Calibrator
 // corrects the base counter, with what it learns later as it learns it;
-// use it with WithTokenCounter. Its counts change as the Calibrator learns,
-// which the Compressor's cache of message counts (keyed by text) does not
-// see: give a Compressor a counter whose correction no longer moves much,
-// or a new Compressor now and then.
+// use it with WithTokenCounter. It is a [VersionedCounter]: its version
+// changes when the correction moves by more than 0.2% (a weight, or the
+// margin), and a Compressor then counts its chats again, so a long-lived
+// Compressor follows the calibration without recounting on every
+// observation once it has settled.
 func (c *Calibrator) Counter(model string) TokenCounter {
-	return TokenCounterFunc(func(text string) int { return c.count(model, text) })
+	return calibratedCounter{c: c, model: model}
+}
+
+// calibratedCounter is a Calibrator's counter of one model.
+type calibratedCounter struct {
+	c     *Calibrator
+	model string
+}
+
+func (cc calibratedCounter) CountTokens(text string) int { return cc.c.count(cc.model, text) }
+
+// CountVersion returns the version of the model's correction.
+func (cc calibratedCounter) CountVersion() uint64 {
+	cc.c.mu.Lock()
+	defer cc.c.mu.Unlock()
+	if m := cc.c.models[cc.model]; m != nil {
+		return m.version
+	}
+	return 0
 }
 
 // count returns the calibrated count of text for model.

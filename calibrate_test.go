@@ -236,3 +236,50 @@ func TestCalibratorConcurrent(t *testing.T) {
 		t.Fatalf("%d observations, want 800", n)
 	}
 }
+
+// TestCalibratorCounterVersion: a Compressor counting with a Calibrator's
+// counter follows the calibration (its cached counts are of one version),
+// and once the correction settles the version stops moving, so chats are
+// not counted again on every observation.
+func TestCalibratorCounterVersion(t *testing.T) {
+	cal := NewCalibrator(nil)
+	counter := cal.Counter("m")
+	vc, ok := counter.(VersionedCounter)
+	if !ok {
+		t.Fatal("a Calibrator's counter is not a VersionedCounter")
+	}
+	c, err := New(&recorder{}, NewMemoryStore(), WithTokenCounter(counter), WithTriggerTokens(100000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := conversation(5)
+	first, err := c.Compress(context.Background(), "c", chat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := 0
+	for _, m := range chat {
+		base += cal.base.CountTokens(m.Text())
+	}
+	versions := []uint64{vc.CountVersion()}
+	for i := 0; i < 30; i++ {
+		if err := cal.Observe("m", Usage{Payload: chat, Reported: base * 13 / 10}); err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, vc.CountVersion())
+	}
+	second, err := c.Compress(context.Background(), "c", chat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.PayloadTokens < base*13/10 || second.PayloadTokens <= first.PayloadTokens {
+		t.Errorf("payload tokens %d before calibration, %d after (provider counts %d): the cached counts were kept",
+			first.PayloadTokens, second.PayloadTokens, base*13/10)
+	}
+	if versions[len(versions)-1] == versions[0] {
+		t.Errorf("version never changed: %v", versions)
+	}
+	if last := versions[len(versions)-10:]; last[0] != last[len(last)-1] {
+		t.Errorf("version still moving after 20 identical observations: %v", versions)
+	}
+}

@@ -13,9 +13,20 @@ import (
 
 // TokenCounter counts the tokens of a text. Implementations must be safe for
 // concurrent use, must not panic on any input (invalid UTF-8 included) and
-// must return the same count for the same text.
+// must return the same count for the same text, unless they are a
+// [VersionedCounter].
 type TokenCounter interface {
 	CountTokens(text string) int
+}
+
+// A VersionedCounter is a TokenCounter whose counts change over time, such
+// as a [Calibrator]'s Counter as it learns. CountVersion returns a number
+// that changes whenever its counts may have changed; for one version, the
+// same text must count the same. A Compressor keeps the message counts it
+// caches for one version only, and counts again after a change.
+type VersionedCounter interface {
+	TokenCounter
+	CountVersion() uint64
 }
 
 // The TokenCounterFunc type is an adapter to allow the use of ordinary
@@ -263,9 +274,10 @@ func toValidUTF8(s string) string {
 type countCache struct {
 	seed maphash.Seed
 
-	mu  sync.Mutex       // protects cur and old
-	cur map[uint64]int32 // the current generation
-	old map[uint64]int32 // the previous generation
+	mu      sync.Mutex       // protects cur, old and version
+	cur     map[uint64]int32 // the current generation
+	old     map[uint64]int32 // the previous generation
+	version uint64           // the counter's version the counts are of (see VersionedCounter)
 }
 
 // countCacheSize bounds a generation of a countCache: 65,536 messages.
@@ -296,6 +308,11 @@ func (cc *countCache) countAll(tc TokenCounter, msgs []Message) []int {
 		keys[i] = cc.key(m.ID, texts[i])
 	}
 	cc.mu.Lock()
+	if vc, ok := tc.(VersionedCounter); ok {
+		if v := vc.CountVersion(); v != cc.version {
+			cc.cur, cc.old, cc.version = nil, nil, v
+		}
+	}
 	for i, k := range keys {
 		n, ok := cc.cur[k]
 		if !ok {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/recapgo/recap"
@@ -37,13 +38,16 @@ const (
 // more than maxMessages messages, or of more than valuesPerMessage ×
 // maxMessages shallow values, before decoding the message that breaks
 // the bound.
-func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessages int) (string, []recap.Message, bool) {
+//
+// ints names the other fields to read, each a non-negative integer, into
+// the variables given; nil for none.
+func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessages int, ints map[string]*int) (string, []recap.Message, bool) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
 		return "", nil, false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	id, msgs, status, msg := decodeBody(dec, maxMessages)
+	id, msgs, status, msg := decodeBody(dec, maxMessages, ints)
 	if status != 0 {
 		fail(log, w, r, status, msg)
 		return "", nil, false
@@ -52,7 +56,7 @@ func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessage
 }
 
 // decodeBody does decode's work on dec; a non-zero status is a failure.
-func decodeBody(dec *json.Decoder, maxMessages int) (id string, msgs []recap.Message, status int, msg string) {
+func decodeBody(dec *json.Decoder, maxMessages int, ints map[string]*int) (id string, msgs []recap.Message, status int, msg string) {
 	bad := func(format string, args ...any) (string, []recap.Message, int, string) {
 		return "", nil, http.StatusBadRequest, fmt.Sprintf(format, args...)
 	}
@@ -119,6 +123,18 @@ func decodeBody(dec *json.Decoder, maxMessages int) (id string, msgs []recap.Mes
 				msgs = []recap.Message{}
 			}
 		default:
+			if v, ok := ints[tok.(string)]; ok {
+				var n json.Number
+				if err := dec.Decode(&n); err != nil {
+					return bad("%s: expected a number", tok)
+				}
+				i, err := strconv.Atoi(string(n))
+				if err != nil || i < 0 {
+					return bad("%s: expected a non-negative integer, got %s", tok, n)
+				}
+				*v = i
+				continue
+			}
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
 				return readError(err)

@@ -17,6 +17,7 @@ func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compre
 	mux.Handle("POST /api/summarize", auth(limit(handleSummarize(log, sum, cfg.Timeout, cfg.MaxMessages))))
 	mux.Handle("POST /api/chats/{id}/payload", auth(handlePayload(log, c, cfg)))
 	mux.Handle("POST /api/payload", auth(handlePayload(log, c, cfg))) // the chat's id in the body
+	mux.Handle("POST /api/usage", auth(handleUsage(log, cfg)))
 	mux.Handle("GET /api/chats/{id}/summary", auth(handleGetSummary(log, st, cfg.Timeout)))
 	mux.Handle("DELETE /api/chats/{id}/summary", auth(handleDeleteSummary(log, st, cfg.Timeout)))
 	mux.Handle("GET /healthz", handleHealthz())

@@ -60,6 +60,12 @@ type Config struct {
 	// histories for the tokens-saved metric.
 	Telemetry *telemetry
 	Counter   recap.TokenCounter
+	// Calibrator, if not nil, learns the counts of Model from the usage
+	// clients report to POST /api/usage (see handleUsage); Overhead is the
+	// tokens of a message's framing that the Compressor adds.
+	Calibrator *recap.Calibrator
+	Model      string
+	Overhead   int
 }
 
 // NewServer returns the service's HTTP handler: the routes of routes.go.
@@ -115,7 +121,7 @@ type errorResponse struct {
 // An id in the body, if any, names the chat to the summarizer.
 func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration, maxMessages int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, msgs, ok := decode(log, w, r, maxMessages)
+		id, msgs, ok := decode(log, w, r, maxMessages, nil)
 		if !ok {
 			return
 		}
@@ -166,7 +172,7 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handler {
 	timeout, maxMessages := cfg.Timeout, cfg.MaxMessages
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		bodyID, msgs, ok := decode(log, w, r, maxMessages)
+		bodyID, msgs, ok := decode(log, w, r, maxMessages, nil)
 		if !ok {
 			return
 		}
@@ -386,4 +392,66 @@ func historyTokens(tc recap.TokenCounter, msgs []recap.Message) int {
 		n += tc.CountTokens(m.Text())
 	}
 	return n
+}
+
+// usageResponse is the answer of POST /api/usage.
+type usageResponse struct {
+	Model        string `json:"model"`
+	Observations int    `json:"observations"`
+	// Estimate is what the server now counts for the payload reported,
+	// framing and fixedTokens included.
+	Estimate int `json:"estimate"`
+}
+
+// Plausible bounds of a reported count, relative to o200k_base's count of
+// the payload (framing and fixedTokens included): every tokenizer of a
+// current model counts within them, and a report outside is a client's
+// mistake (or an attempt to skew the counts of every tenant).
+const (
+	minUsageRatio = 0.5
+	maxUsageRatio = 3.0
+)
+
+// handleUsage takes a client's report of one model call, {"messages": the
+// payload it sent, "inputTokens": what the provider billed (OpenAI's
+// usage.prompt_tokens; Anthropic's input_tokens plus cache reads and
+// writes; Gemini's promptTokenCount), "fixedTokens": the request's tokens
+// besides the messages, counted as recap.OpenAIRequestTokens does}, and
+// feeds it to the server's Calibrator, which corrects the counts of the
+// payload routes from then on.
+func handleUsage(log *slog.Logger, cfg Config) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if cfg.Calibrator == nil {
+			fail(log, w, r, http.StatusNotImplemented, "usage: the server counts for no model; start it with -chat-model to calibrate from usage")
+			return
+		}
+		var input, fixed int
+		_, msgs, ok := decode(log, w, r, cfg.MaxMessages, map[string]*int{"inputTokens": &input, "fixedTokens": &fixed})
+		if !ok {
+			return
+		}
+		if input == 0 {
+			fail(log, w, r, http.StatusBadRequest, "inputTokens: required, a positive integer")
+			return
+		}
+		base := fixed
+		for _, m := range msgs {
+			base += cfg.Counter.CountTokens(m.Text()) + cfg.Overhead
+		}
+		if ratio := float64(input) / float64(max(base, 1)); ratio < minUsageRatio || ratio > maxUsageRatio {
+			fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("inputTokens: %d is implausible for this payload (o200k_base counts %d)", input, base))
+			return
+		}
+		u := recap.Usage{Payload: msgs, Overhead: cfg.Overhead, Fixed: fixed, Reported: input}
+		if err := cfg.Calibrator.Observe(cfg.Model, u); err != nil {
+			fail(log, w, r, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "recap: "))
+			return
+		}
+		est := fixed
+		counter := cfg.Calibrator.Counter(cfg.Model)
+		for _, m := range msgs {
+			est += counter.CountTokens(m.Text()) + cfg.Overhead
+		}
+		reply(log, w, http.StatusOK, usageResponse{Model: cfg.Model, Observations: cfg.Calibrator.Observations(cfg.Model), Estimate: est})
+	})
 }
