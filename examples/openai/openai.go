@@ -38,49 +38,69 @@ var ErrTruncated = errors.New("openai: summary truncated at the output token lim
 // Summarizer summarizes with an OpenAI chat model. It is safe for
 // concurrent use.
 type Summarizer struct {
-	client oai.Client
-	cfg    llm.Config
+	client  oai.Client
+	cfg     llm.Config
+	reqOpts []option.RequestOption // applied to every request
+}
+
+// config is what the options set.
+type config struct {
+	llm.Config
+	reqOpts    []option.RequestOption
+	clientOpts []string // the client-building options given, by name
 }
 
 // An Option configures a Summarizer.
-type Option func(*llm.Config)
+type Option func(*config)
 
 // WithBaseURL sends requests to an OpenAI-compatible server, such as
 // "http://localhost:11434/v1". The default is OpenAI's API.
-func WithBaseURL(url string) Option { return func(c *llm.Config) { c.BaseURL = url } }
+func WithBaseURL(url string) Option {
+	return func(c *config) { c.BaseURL = url; c.clientOpts = append(c.clientOpts, "WithBaseURL") }
+}
 
 // WithModel sets the model. The default is DefaultModel.
-func WithModel(model string) Option { return func(c *llm.Config) { c.Model = model } }
+func WithModel(model string) Option { return func(c *config) { c.Model = model } }
 
 // WithMaxOutputTokens bounds the summary's length as the model counts it
 // (max_completion_tokens). A request's MaxTokens, when smaller, wins. The
 // default is DefaultMaxOutputTokens.
-func WithMaxOutputTokens(n int) Option { return func(c *llm.Config) { c.MaxOutput = n } }
+func WithMaxOutputTokens(n int) Option { return func(c *config) { c.MaxOutput = n } }
 
 // WithTemperature sets the sampling temperature. The default is the
 // model's.
-func WithTemperature(t float64) Option { return func(c *llm.Config) { c.Temperature = &t } }
+func WithTemperature(t float64) Option { return func(c *config) { c.Temperature = &t } }
 
 // WithMaxRetries sets how often a failed request is retried. The default
 // is DefaultMaxRetries.
-func WithMaxRetries(n int) Option { return func(c *llm.Config) { c.Retries = n } }
+func WithMaxRetries(n int) Option {
+	return func(c *config) { c.Retries = n; c.clientOpts = append(c.clientOpts, "WithMaxRetries") }
+}
 
 // WithHTTPClient sets the HTTP client. The default is http.DefaultClient.
-func WithHTTPClient(hc *http.Client) Option { return func(c *llm.Config) { c.HTTPClient = hc } }
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) { c.HTTPClient = hc; c.clientOpts = append(c.clientOpts, "WithHTTPClient") }
+}
 
 // WithInstructions replaces recap.DefaultInstructions as the system prompt.
-func WithInstructions(s string) Option { return func(c *llm.Config) { c.Instructions = s } }
+func WithInstructions(s string) Option { return func(c *config) { c.Instructions = s } }
+
+// WithRequestOptions adds request options of the SDK (headers, middleware
+// for tracing or signing, a timeout, extra query parameters...) to every
+// request, after the client's own. Of several WithRequestOptions, all
+// apply, in order.
+func WithRequestOptions(opts ...option.RequestOption) Option {
+	return func(c *config) { c.reqOpts = append(c.reqOpts, opts...) }
+}
 
 // New returns a Summarizer that authenticates with apiKey, at
 // DefaultBaseURL unless WithBaseURL says otherwise. The key, the base URL
 // and the retries are set explicitly; the SDK's client still reads
-// OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS from the environment.
+// OPENAI_ORG_ID, OPENAI_PROJECT_ID and OPENAI_CUSTOM_HEADERS from the environment. To use a client of your own (Azure, a
+// proxy, your middleware), see NewWithClient.
 func New(apiKey string, opts ...Option) (*Summarizer, error) {
-	cfg := llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if err := cfg.Check("openai"); err != nil {
+	cfg, err := newConfig(opts)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.BaseURL == "" {
@@ -90,7 +110,39 @@ func New(apiKey string, opts ...Option) (*Summarizer, error) {
 	if cfg.HTTPClient != nil {
 		ropts = append(ropts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	return &Summarizer{client: oai.NewClient(ropts...), cfg: cfg}, nil
+	return &Summarizer{client: oai.NewClient(ropts...), cfg: cfg.Config, reqOpts: cfg.reqOpts}, nil
+}
+
+// NewWithClient returns a Summarizer that sends its requests through
+// client, as the caller configured it: its authentication, base URL,
+// HTTP client, retries and middleware. The options that would build a
+// client (WithBaseURL, WithHTTPClient, WithMaxRetries) are an error here:
+// configure the client instead, or pass request options with
+// WithRequestOptions.
+func NewWithClient(client oai.Client, opts ...Option) (*Summarizer, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.clientOpts) > 0 {
+		return nil, fmt.Errorf("openai: NewWithClient: %s configure a client, not a request: set them on the client", strings.Join(cfg.clientOpts, ", "))
+	}
+	return &Summarizer{client: client, cfg: cfg.Config, reqOpts: cfg.reqOpts}, nil
+}
+
+// newConfig applies opts to the defaults and checks the result.
+func newConfig(opts []Option) (config, error) {
+	cfg := config{Config: llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}}
+	for _, o := range opts {
+		if o == nil {
+			return config{}, fmt.Errorf("openai: nil Option")
+		}
+		o(&cfg)
+	}
+	if err := cfg.Check("openai"); err != nil {
+		return config{}, err
+	}
+	return cfg, nil
 }
 
 // Summarize asks the model to merge req.Previous and req.Messages. An API
@@ -110,7 +162,7 @@ func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) 
 	if s.cfg.Temperature != nil {
 		params.Temperature = oai.Float(*s.cfg.Temperature)
 	}
-	resp, err := s.client.Chat.Completions.New(ctx, params)
+	resp, err := s.client.Chat.Completions.New(ctx, params, s.reqOpts...)
 	if err != nil {
 		// The SDK's message is the status alone; keep the server's words.
 		var apiErr *oai.Error
