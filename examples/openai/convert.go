@@ -3,12 +3,11 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"strings"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/llm"
 )
 
 // Conversions between the SDK's Chat Completions messages and recap's. A
@@ -97,22 +96,6 @@ func withoutID(extra map[string]json.RawMessage) map[string]json.RawMessage {
 	return out
 }
 
-// setJSON is param.SetJSON, called by reflection: its parameter is an
-// unexported interface that every variant of a union implements.
-var setJSON = reflect.ValueOf(param.SetJSON)
-
-// exact makes the union *u, decoded from data, encode to data itself: the
-// SDK decodes only the members it knows, and of several variants of one
-// shape picks the first (an output message decodes as an easy input
-// message, losing its id and status). The variant that was decoded stays
-// set, for reading, and is told to send data as it is.
-func exact(u any, data []byte) {
-	v := reflect.ValueOf(u).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Field(i)
-		if f.Kind() == reflect.Pointer && !f.IsNil() && strings.HasPrefix(v.Type().Field(i).Name, "Of") {
-			setJSON.Call([]reflect.Value{reflect.ValueOf(data), f})
-			return
-		}
-	}
-}
+// exact makes the union *u encode to data, which it was decoded from
+// (see llm.ExactUnion).
+func exact(u any, data []byte) { llm.ExactUnion(u, data, param.SetJSON) }

@@ -1,10 +1,13 @@
-// Package llm holds what the OpenAI and Anthropic summarizers share: their
-// configuration, its checks, and the output limit of a request.
+// Package llm holds what the OpenAI and Anthropic adapters share: their
+// configuration, its checks, the output limit of a request, and exact
+// encoding of the SDKs' unions.
 package llm
 
 import (
 	"fmt"
 	"net/http"
+	"reflect"
+	"strings"
 
 	"github.com/recapgo/recap"
 )
@@ -43,4 +46,23 @@ func (c Config) OutputLimit(req recap.SummarizeRequest) int {
 		return req.MaxTokens
 	}
 	return c.MaxOutput
+}
+
+// ExactUnion makes the SDK union *u, decoded from data, encode to data
+// itself: the SDKs decode only the members they know, and of several
+// variants of one shape pick the first (an OpenAI output message decodes
+// as an easy input message, losing its id and status). The variant that
+// was decoded stays set, for reading, and is told by setJSON (the SDK's
+// param.SetJSON, whose parameter is an unexported interface that every
+// variant implements) to send data as it is. It does nothing to a union
+// with no variant set.
+func ExactUnion(u any, data []byte, setJSON any) {
+	v := reflect.ValueOf(u).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer && !f.IsNil() && strings.HasPrefix(v.Type().Field(i).Name, "Of") {
+			reflect.ValueOf(setJSON).Call([]reflect.Value{reflect.ValueOf(data), f})
+			return
+		}
+	}
 }
