@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/gemini"
 )
 
 var update = flag.Bool("update", false, "update golden test files")
@@ -252,6 +253,24 @@ func TestLLMFromEnvironment(t *testing.T) {
 	code, out, errOut = runCLI(t, envMap(env), "compress", "-trigger", "300", file)
 	if code != 0 || !strings.Contains(errOut, "with the extractive fallback (offline, no LLM)") || requests != 4 {
 		t.Fatalf("LLM down: exit %d, %d requests\n%s", code, requests, errOut)
+	}
+}
+
+// TestGeminiFromEnvironment: with RECAP_GEMINI_API_KEY set, compress asks
+// the Gemini API (at RECAP_GEMINI_BASE_URL).
+func TestGeminiFromEnvironment(t *testing.T) {
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.Path)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"candidates":[{"content":{"role":"model","parts":[{"text":"Japan trip in April, vegetarian, 2,000 euros."}]},"finishReason":"STOP"}]}`)
+	}))
+	defer srv.Close()
+	env := map[string]string{"RECAP_GEMINI_API_KEY": "k", "RECAP_GEMINI_BASE_URL": srv.URL}
+	code, out, errOut := runCLI(t, envMap(env), "compress", "-trigger", "300", filepath.Join("testdata", "chats", "plain.json"))
+	if code != 0 || !strings.Contains(out, "Japan trip in April, vegetarian, 2,000 euros.") ||
+		!strings.Contains(errOut, "with gemini model "+gemini.DefaultModel) || len(paths) == 0 || !strings.HasSuffix(paths[0], ":generateContent") {
+		t.Fatalf("exit %d, requests %v\n%s", code, paths, errOut)
 	}
 }
 

@@ -17,7 +17,9 @@ import (
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/anthropic"
 	"github.com/recapgo/recap/examples/breaker"
+	"github.com/recapgo/recap/examples/gemini"
 	"github.com/recapgo/recap/examples/openai"
+	"google.golang.org/genai"
 )
 
 // upstreamError is a provider's error answer, reduced to its status: the
@@ -86,11 +88,12 @@ func shieldError(err error) error {
 	var (
 		oaiErr *sdkopenai.Error
 		antErr *sdkanthropic.Error
+		gemErr genai.APIError
 		netErr net.Error
 		urlErr *url.Error
 	)
 	for _, sentinel := range []error{context.Canceled, context.DeadlineExceeded, openai.ErrTruncated, anthropic.ErrTruncated,
-		recap.ErrEmptySummary, recap.ErrSummaryTooLong, recap.ErrSummarizerPanic, errUnreachable, breaker.ErrOpen} {
+		gemini.ErrTruncated, gemini.ErrBlocked, recap.ErrEmptySummary, recap.ErrSummaryTooLong, recap.ErrSummarizerPanic, errUnreachable, breaker.ErrOpen} {
 		if errors.Is(err, sentinel) {
 			return fmt.Errorf("summarizer: %w", sentinel)
 		}
@@ -100,6 +103,8 @@ func shieldError(err error) error {
 		return &upstreamError{status: oaiErr.StatusCode, retryAfter: retryAfter(oaiErr.Response, time.Now())}
 	case errors.As(err, &antErr):
 		return &upstreamError{status: antErr.StatusCode, retryAfter: retryAfter(antErr.Response, time.Now())}
+	case errors.As(err, &gemErr):
+		return &upstreamError{status: gemErr.Code} // the SDK keeps no response headers
 	case errors.As(err, &netErr), errors.As(err, &urlErr):
 		return errUnreachable
 	}
@@ -184,7 +189,7 @@ func publicError(err error) string {
 	case errors.Is(err, recap.ErrLeaseHeld):
 		return "summarizing in another replica: the stored summary is used"
 	}
-	for _, sentinel := range []error{openai.ErrTruncated, anthropic.ErrTruncated, recap.ErrEmptySummary,
+	for _, sentinel := range []error{openai.ErrTruncated, anthropic.ErrTruncated, gemini.ErrTruncated, gemini.ErrBlocked, recap.ErrEmptySummary,
 		recap.ErrSummaryTooLong, recap.ErrSummarizerPanic, errUnreachable} {
 		if errors.Is(err, sentinel) {
 			return sentinel.Error()

@@ -3,6 +3,7 @@
 package setup
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/anthropic"
 	"github.com/recapgo/recap/examples/extractive"
+	"github.com/recapgo/recap/examples/gemini"
 	"github.com/recapgo/recap/examples/openai"
 )
 
@@ -20,6 +22,8 @@ const (
 	EnvOpenAIKey     = "RECAP_OPENAI_API_KEY"
 	EnvAnthropicKey  = "RECAP_ANTHROPIC_API_KEY"
 	EnvAnthropicURL  = "RECAP_ANTHROPIC_BASE_URL"
+	EnvGeminiKey     = "RECAP_GEMINI_API_KEY"
+	EnvGeminiURL     = "RECAP_GEMINI_BASE_URL"
 	EnvModel         = "RECAP_MODEL"
 	EnvMaxRetries    = "RECAP_LLM_MAX_RETRIES" // retries of a failed LLM call (default: the adapter's)
 )
@@ -30,6 +34,7 @@ const (
 //   - RECAP_OPENAI_BASE_URL, RECAP_OPENAI_API_KEY or RECAP_MODEL set (and no
 //     Anthropic key): an OpenAI-compatible endpoint;
 //   - RECAP_ANTHROPIC_API_KEY set: Anthropic's API;
+//   - RECAP_GEMINI_API_KEY set (and no Anthropic key): the Gemini API;
 //   - otherwise the embedded extractive summarizer: offline, no LLM.
 //
 // With an LLM, the extractive summarizer is the fallback.
@@ -64,6 +69,22 @@ func Summarizers(lookup func(string) (string, bool), counter recap.TokenCounter,
 			return nil, nil, "", err
 		}
 		return s, ext, fmt.Sprintf("anthropic model %s (extractive fallback)", or(get(EnvModel), anthropic.DefaultModel)), nil
+	case "gemini":
+		var opts []gemini.Option
+		if m := get(EnvModel); m != "" {
+			opts = append(opts, gemini.WithModel(m))
+		}
+		if u := get(EnvGeminiURL); u != "" {
+			opts = append(opts, gemini.WithBaseURL(u))
+		}
+		if retries >= 0 {
+			opts = append(opts, gemini.WithMaxRetries(retries))
+		}
+		s, err := gemini.New(context.Background(), get(EnvGeminiKey), opts...)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return s, ext, fmt.Sprintf("gemini model %s (extractive fallback)", or(get(EnvModel), gemini.DefaultModel)), nil
 	case "openai":
 		var opts []openai.Option
 		if m := get(EnvModel); m != "" {
@@ -91,6 +112,8 @@ func Model(lookup func(string) (string, bool)) string {
 	switch provider(get) {
 	case "anthropic":
 		return or(get(EnvModel), anthropic.DefaultModel)
+	case "gemini":
+		return or(get(EnvModel), gemini.DefaultModel)
 	case "openai":
 		return or(get(EnvModel), openai.DefaultModel)
 	}
@@ -98,11 +121,13 @@ func Model(lookup func(string) (string, bool)) string {
 }
 
 // provider returns the LLM provider the environment chooses (see
-// Summarizers): "anthropic", "openai", or "" for none.
+// Summarizers): "anthropic", "gemini", "openai", or "" for none.
 func provider(get func(string) string) string {
 	switch {
 	case get(EnvAnthropicKey) != "":
 		return "anthropic"
+	case get(EnvGeminiKey) != "":
+		return "gemini"
 	case get(EnvOpenAIBaseURL) != "" || get(EnvOpenAIKey) != "" || get(EnvModel) != "":
 		return "openai"
 	}
