@@ -452,3 +452,57 @@ func TestLeaseKeyLayout(t *testing.T) {
 		t.Error("a zero TTL was accepted")
 	}
 }
+
+// TestLeaseAcrossClients: 2 and 4 Compressors, each with a Redis client of
+// its own (as separate processes would have), share the store and get 100
+// concurrent calls for one chat over the trigger: one LLM call, and every
+// call that waited answers on its summary.
+func TestLeaseAcrossClients(t *testing.T) {
+	prefix, leases := newPrefix(t, newClient(t)), newPrefix(t, newClient(t))
+	for _, procs := range []int{2, 4} {
+		t.Run(fmt.Sprint(procs), func(t *testing.T) {
+			var calls atomic.Int64
+			sum := recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
+				calls.Add(1)
+				time.Sleep(200 * time.Millisecond)
+				return "The user planned a trip to Paris.", nil
+			})
+			cs := make([]*recap.Compressor, procs)
+			for i := range cs {
+				st, err := redisstore.New(newClient(t), redisstore.WithKeyPrefix(prefix), redisstore.WithLeaseKeyPrefix(leases))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cs[i], err = recap.New(sum, st, recap.WithTriggerTokens(20), recap.WithLeaseWait(10*time.Second)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var msgs []recap.Message
+			for i := 1; i <= 6; i++ {
+				msgs = append(msgs, recap.Message{ID: fmt.Sprintf("u%d", i), Role: recap.RoleUser, Content: "Where should I go in Paris on the first days of the trip?"},
+					recap.Message{ID: fmt.Sprintf("a%d", i), Role: recap.RoleAssistant, Content: "The Louvre, then a walk along the Seine at dusk."})
+			}
+			msgs = append(msgs, recap.Message{ID: "u7", Role: recap.RoleUser, Content: "And then?"})
+			chat := fmt.Sprintf("lease-%d", procs)
+			var wg sync.WaitGroup
+			errs := make([]error, 100)
+			results := make([]recap.Result, 100)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					results[i], errs[i] = cs[i%procs].Compress(context.Background(), chat, msgs)
+				}()
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil || results[i].Err != nil || results[i].Summary.IsZero() {
+					t.Fatalf("call %d: %v %v, summary %+v", i, err, results[i].Err, results[i].Summary)
+				}
+			}
+			if n := calls.Load(); n != 1 {
+				t.Errorf("%d LLM calls, want 1", n)
+			}
+		})
+	}
+}
