@@ -86,6 +86,14 @@ func NewJS(ranks *Table, p Pattern) *Encoder {
 	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpaceJS, asciiCase: true}, js: true}
 }
 
+// NewJSPattern returns an Encoder that splits text as a JavaScript regular
+// expression of p does (\s with U+FEFF and without U+0085, contractions of
+// ASCII case) and looks pieces up as tiktoken does: what coder's
+// ai-tokenizer does.
+func NewJSPattern(ranks *Table, p Pattern) *Encoder {
+	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpaceJS, asciiCase: true}}
+}
+
 // Count returns the number of tokens of s, which must be valid UTF-8.
 func (e *Encoder) Count(s string) int {
 	n := 0
