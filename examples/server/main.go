@@ -198,8 +198,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logFormat  = fs.String("log-format", "json", "log lines as json or text; each line about a request has its request_id (X-Request-ID)")
 		metricsOn  = fs.Bool("metrics", true, "serve OpenTelemetry metrics for Prometheus at GET /metrics (no key; from an allowed Host)")
 		otlpURL    = fs.String("otlp-endpoint", "", "OTLP/HTTP endpoint to send traces to, e.g. http://127.0.0.1:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; none: no traces)")
-		model      = fs.String("chat-model", "", "the chat model the payloads are for: its counts are calibrated from the usage clients report to POST /api/usage (none: o200k_base, uncalibrated)")
-		overhead   = fs.Int("message-overhead", 0, "tokens of each message's framing, counted beside its text (recap.WithMessageOverhead; 4 for OpenAI's chat models)")
+		model      = fs.String("chat-model", "", "the chat model the payloads are for: counted by its tokenizer or estimate (recap.EstimatorForModel: OpenAI, Claude, Gemini; else o200k_base) and calibrated from the usage clients report to POST /api/usage (none: o200k_base, uncalibrated)")
+		overhead   = fs.Int("message-overhead", 0, "tokens of each message's framing, counted beside its text (recap.WithMessageOverhead; default the -chat-model family's, else 0)")
 		leaseWait  = fs.Duration("lease-wait", DefaultLeaseWait, "how long a request that must summarize waits while another replica summarizes the same chat (recap.WithLeaseWait); then it goes on unsummarized within -max-payload")
 		leaseTTL   = fs.Duration("lease-ttl", 0, "time-to-live of a chat's summarization lease, after which a replica that died holding it is taken over (0: 3 x -timeout/2 + 30s; recap.WithLeaseTTL)")
 		grace      = fs.Duration("grace", DefaultGrace, "on SIGINT or SIGTERM, how long requests in flight and background summarizations may take to finish (a second signal exits at once)")
@@ -249,12 +249,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *overhead < 0 {
 		return fmt.Errorf("-message-overhead %d: must not be negative", *overhead)
 	}
-	opts = append(opts, recap.WithMessageOverhead(*overhead))
 	var cal *recap.Calibrator
 	if *model != "" {
-		cal = recap.NewCalibrator(counter)
+		// The model's own counter or estimate where recap knows the model
+		// (recap.EstimatorForModel), else o200k_base, corrected by usage.
+		var base recap.TokenCounter = counter
+		if e, err := recap.EstimatorForModel(*model); err == nil {
+			base = e
+			if !flagSet(fs, "message-overhead") {
+				*overhead = e.MessageOverhead()
+			}
+		}
+		cal = recap.NewCalibrator(base)
 		opts = append(opts, recap.WithTokenCounter(cal.Counter(*model)))
 	}
+	opts = append(opts, recap.WithMessageOverhead(*overhead))
 	if _, set := lookup(setup.EnvMaxRetries); !set || flagSet(fs, "llm-retries") {
 		// The server retries nothing by default: the SDK would wait out a
 		// Retry-After in the request or the task; the breaker opens for it.

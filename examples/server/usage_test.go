@@ -85,3 +85,15 @@ func TestUsageRejects(t *testing.T) {
 		t.Errorf("without -chat-model: %d %v, want 501", status, out)
 	}
 }
+
+// TestChatModelEstimate: -chat-model names a model recap knows, so the
+// server counts with its estimate (Claude's counts more than o200k_base)
+// and the family's framing, before any usage is reported.
+func TestChatModelEstimate(t *testing.T) {
+	msgs, _ := json.Marshal(map[string]any{"messages": loadChat(1, 6)})
+	plain := postPayloadTokens(t, startServer(t, nil), string(msgs))
+	claude := postPayloadTokens(t, startServer(t, nil, "-chat-model", "claude-sonnet-4-5"), string(msgs))
+	if claude <= plain {
+		t.Errorf("payload tokens %d for claude-sonnet-4-5, %d with o200k_base: the estimate is not used", claude, plain)
+	}
+}
