@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/jsonobj"
 	"github.com/recapgo/recap/examples/internal/llm"
 )
 
@@ -49,12 +49,12 @@ var ErrNotConvertible = errors.New("anthropic: message has no Messages API form"
 func FromMessages(system []sdk.TextBlockParam, msgs []sdk.MessageParam) ([]recap.Message, error) {
 	out := make([]recap.Message, 0, len(system)+len(msgs))
 	for i, b := range system {
-		raw, err := members(b)
+		raw, err := jsonobj.Members(b)
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: system block %d: %w", i, err)
 		}
 		m := recap.Message{Role: recap.RoleSystem, Format: recap.FormatOpenAI}
-		if m.Content, err = stringMember(raw, "text"); err != nil {
+		if m.Content, err = jsonobj.String(raw, "text"); err != nil {
 			return nil, fmt.Errorf("anthropic: system block %d: %w", i, err)
 		}
 		delete(raw, "text")
@@ -65,7 +65,7 @@ func FromMessages(system []sdk.TextBlockParam, msgs []sdk.MessageParam) ([]recap
 		out = append(out, m)
 	}
 	for i, pm := range msgs {
-		raw, err := members(pm)
+		raw, err := jsonobj.Members(pm)
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
 		}
@@ -80,7 +80,7 @@ func FromMessages(system []sdk.TextBlockParam, msgs []sdk.MessageParam) ([]recap
 
 // fromMessage converts the members of one message.
 func fromMessage(raw map[string]json.RawMessage) (recap.Message, error) {
-	role, err := stringMember(raw, "role")
+	role, err := jsonobj.String(raw, "role")
 	if err != nil {
 		return recap.Message{}, err
 	}
@@ -134,10 +134,10 @@ func isPlainText(content json.RawMessage, text *string) bool {
 	if json.Unmarshal(content, &blocks) != nil || len(blocks) != 1 || len(blocks[0]) != 2 {
 		return false
 	}
-	if typ, err := stringMember(blocks[0], "type"); err != nil || typ != blockText {
+	if typ, err := jsonobj.String(blocks[0], "type"); err != nil || typ != blockText {
 		return false
 	}
-	s, err := stringMember(blocks[0], "text")
+	s, err := jsonobj.String(blocks[0], "text")
 	if err != nil || s == "" {
 		return false
 	}
@@ -162,13 +162,13 @@ const opaqueMark = "\x00recap-opaque"
 // blockPart converts one content block; b keeps the members recap does
 // not model.
 func blockPart(b map[string]json.RawMessage) (recap.Part, error) {
-	typ, err := stringMember(b, "type")
+	typ, err := jsonobj.String(b, "type")
 	if err != nil || typ == "" {
 		return recap.Part{}, fmt.Errorf("a block needs a type (%v)", err)
 	}
 	p := recap.Part{}
 	take := func(name string) (string, error) {
-		s, err := stringMember(b, name)
+		s, err := jsonobj.String(b, name)
 		delete(b, name)
 		return s, err
 	}
@@ -213,7 +213,7 @@ func blockPart(b map[string]json.RawMessage) (recap.Part, error) {
 		if p.MediaType == "" {
 			p.MediaType = map[string]string{blockImage: "image/*", blockDocument: "application/pdf"}[typ]
 		}
-		if title, err := stringMember(b, "title"); err == nil {
+		if title, err := jsonobj.String(b, "title"); err == nil {
 			p.Filename = title
 		}
 		if typ == blockDocument && src.Type == "text" {
@@ -291,11 +291,11 @@ func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockPar
 			if len(out) > 0 {
 				return nil, nil, notConvertible("a %s message after the conversation started", m.Role)
 			}
-			b := copyMembers(m.Extra)
+			b := jsonobj.Copy(m.Extra)
 			if m.Format != recap.FormatOpenAI {
 				delete(b, "id")
 			}
-			b["type"], b["text"] = mustJSON(blockText), mustJSON(m.Text())
+			b["type"], b["text"] = jsonobj.Quote(blockText), jsonobj.Quote(m.Text())
 			if _, ok := b["cache_control"]; ok {
 				breakpoint++
 			}
@@ -336,7 +336,7 @@ func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockPar
 	}
 	blocks := make([]sdk.TextBlockParam, len(system))
 	for i, b := range system {
-		data := encode(b)
+		data := jsonobj.Encode(b)
 		if err := json.Unmarshal(data, &blocks[i]); err != nil {
 			return nil, nil, fmt.Errorf("%w: system block %d: %v", ErrNotConvertible, i, err)
 		}
@@ -360,7 +360,7 @@ func hasResult(m recap.Message) bool {
 func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 	var blocks []json.RawMessage
 	text := func(s string) json.RawMessage {
-		return encode(map[string]json.RawMessage{"type": mustJSON(blockText), "text": mustJSON(s)})
+		return jsonobj.Encode(map[string]json.RawMessage{"type": jsonobj.Quote(blockText), "text": jsonobj.Quote(s)})
 	}
 	if m.Content != "" {
 		blocks = append(blocks, text(m.Content))
@@ -369,28 +369,28 @@ func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 		blocks = append(blocks, text(m.Refusal))
 	}
 	for _, p := range m.Parts {
-		b := copyMembers(p.Extra)
+		b := jsonobj.Copy(p.Extra)
 		if _, opaque := b[opaqueMark]; opaque {
 			delete(b, opaqueMark)
-			blocks = append(blocks, encode(b))
+			blocks = append(blocks, jsonobj.Encode(b))
 			continue
 		}
 		switch {
 		case p.Type == recap.PartText || p.Type == recap.PartRefusal:
-			b["type"], b["text"] = mustJSON(blockText), mustJSON(p.Text)
+			b["type"], b["text"] = jsonobj.Quote(blockText), jsonobj.Quote(p.Text)
 		case p.Type == recap.PartReasoning:
 			if _, signed := b["signature"]; !signed {
 				continue // a thinking block the API would reject: not Claude's
 			}
-			b["type"], b["thinking"] = mustJSON(blockThinking), mustJSON(p.Text)
+			b["type"], b["thinking"] = jsonobj.Quote(blockThinking), jsonobj.Quote(p.Text)
 		case p.Type == recap.PartToolCall:
 			input, err := toolInput(p)
 			if err != nil {
 				return nil, err
 			}
-			b["type"], b["id"], b["name"], b["input"] = mustJSON(blockToolUse), mustJSON(p.ToolCallID), mustJSON(p.ToolName), input
+			b["type"], b["id"], b["name"], b["input"] = jsonobj.Quote(blockToolUse), jsonobj.Quote(p.ToolCallID), jsonobj.Quote(p.ToolName), input
 		case p.Type == recap.PartToolResult:
-			b["type"], b["tool_use_id"] = mustJSON(blockToolResult), mustJSON(p.ToolCallID)
+			b["type"], b["tool_use_id"] = jsonobj.Quote(blockToolResult), jsonobj.Quote(p.ToolCallID)
 			if p.Output != nil {
 				b["content"] = toolContent(p)
 			}
@@ -408,9 +408,9 @@ func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 			if p.Text == "" {
 				continue // a step or source marker of another format
 			}
-			b = map[string]json.RawMessage{"type": mustJSON(blockText), "text": mustJSON(p.Text)}
+			b = map[string]json.RawMessage{"type": jsonobj.Quote(blockText), "text": jsonobj.Quote(p.Text)}
 		}
-		blocks = append(blocks, encode(b))
+		blocks = append(blocks, jsonobj.Encode(b))
 	}
 	return blocks, nil
 }
@@ -440,7 +440,7 @@ func toolContent(p recap.Part) json.RawMessage {
 	if len(out) > 0 && (out[0] == '"' || out[0] == '[' && p.Wire == recap.WireValue) {
 		return out
 	}
-	return mustJSON(string(out))
+	return jsonobj.Quote(string(out))
 }
 
 // imageBlock returns an image block for a file part of another format: a
@@ -468,7 +468,11 @@ func imageBlock(p recap.Part) (map[string]json.RawMessage, error) {
 	default:
 		return nil, fmt.Errorf("attachment %s %s has no image URL", p.MediaType, p.Filename)
 	}
-	return map[string]json.RawMessage{"type": mustJSON(blockImage), "source": mustJSON(src)}, nil
+	source, err := json.Marshal(src)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]json.RawMessage{"type": jsonobj.Quote(blockImage), "source": source}, nil
 }
 
 // decodeBlock decodes a block into the SDK's union, which may panic on an
@@ -487,67 +491,4 @@ func decodeBlock(data []byte, u *sdk.ContentBlockParamUnion) (err error) {
 		*u = param.Override[sdk.ContentBlockParamUnion](json.RawMessage(data))
 	}
 	return nil
-}
-
-// members returns the JSON members of v's encoding.
-func members(v any) (map[string]json.RawMessage, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, err
-	}
-	return raw, nil
-}
-
-// copyMembers returns a copy of m to add members to.
-func copyMembers(m map[string]json.RawMessage) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(m)+4)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// stringMember returns raw[name] as a string: "" if it is absent or null,
-// an error if it is not a string.
-func stringMember(raw map[string]json.RawMessage, name string) (string, error) {
-	v, ok := raw[name]
-	if !ok || string(v) == "null" {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", fmt.Errorf("%q: not a string: %.40s", name, v)
-	}
-	return s, nil
-}
-
-// mustJSON encodes v, a string or a map of strings, which cannot fail.
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
-}
-
-// encode writes the members of an object in a stable order.
-func encode(obj map[string]json.RawMessage) json.RawMessage {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(mustJSON(k))
-		buf.WriteByte(':')
-		buf.Write(obj[k])
-	}
-	buf.WriteByte('}')
-	return buf.Bytes()
 }

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/jsonobj"
 	"google.golang.org/genai"
 )
 
@@ -62,7 +62,7 @@ var ErrNotConvertible = errors.New("gemini: message has no Gemini API form")
 func FromContents(system *genai.Content, contents []*genai.Content) ([]recap.Message, error) {
 	var out []recap.Message
 	if system != nil {
-		raw, err := members(system)
+		raw, err := jsonobj.Members(system)
 		if err != nil {
 			return nil, fmt.Errorf("gemini: system instruction: %w", err)
 		}
@@ -73,13 +73,13 @@ func FromContents(system *genai.Content, contents []*genai.Content) ([]recap.Mes
 		delete(raw, "parts")
 		for i, p := range parts {
 			m := recap.Message{Role: recap.RoleSystem, Format: recap.FormatOpenAI}
-			text, _ := stringMember(p, "text")
+			text, _ := jsonobj.String(p, "text")
 			if text == "" || len(p) != 1 {
 				return nil, fmt.Errorf("gemini: system instruction part %d: only text parts are supported", i)
 			}
 			m.Content = text
 			if i == 0 && len(raw) > 0 {
-				m.Extra = map[string]json.RawMessage{systemMembers: encode(raw)} // the instruction's role
+				m.Extra = map[string]json.RawMessage{systemMembers: jsonobj.Encode(raw)} // the instruction's role
 			}
 			out = append(out, m)
 		}
@@ -89,7 +89,7 @@ func FromContents(system *genai.Content, contents []*genai.Content) ([]recap.Mes
 		if c == nil {
 			return nil, fmt.Errorf("gemini: content %d is nil", i)
 		}
-		raw, err := members(c)
+		raw, err := jsonobj.Members(c)
 		if err != nil {
 			return nil, fmt.Errorf("gemini: content %d: %w", i, err)
 		}
@@ -111,7 +111,7 @@ const systemMembers = "\x00gemini-system"
 
 // fromContent converts the members of one content.
 func fromContent(raw map[string]json.RawMessage, pending map[string][]string) (recap.Message, error) {
-	role, err := stringMember(raw, "role")
+	role, err := jsonobj.String(raw, "role")
 	if err != nil {
 		return recap.Message{}, err
 	}
@@ -138,7 +138,7 @@ func fromContent(raw map[string]json.RawMessage, pending map[string][]string) (r
 		m.Extra = raw
 	}
 	if len(parts) == 1 && len(parts[0]) == 1 {
-		if text, err := stringMember(parts[0], "text"); err == nil && text != "" {
+		if text, err := jsonobj.String(parts[0], "text"); err == nil && text != "" {
 			m.Content = text // a lone text part
 			return m, nil
 		}
@@ -171,8 +171,8 @@ func partOf(b map[string]json.RawMessage, pending map[string][]string, calls map
 			return p, fmt.Errorf("functionCall: %w", err)
 		}
 		p.Type, p.Wire = recap.PartToolCall, recap.WireValue
-		p.ToolName, _ = stringMember(fc, "name")
-		p.ToolCallID, _ = stringMember(fc, "id")
+		p.ToolName, _ = jsonobj.String(fc, "name")
+		p.ToolCallID, _ = jsonobj.String(fc, "id")
 		if p.ToolCallID == "" {
 			k := calls[p.ToolName]
 			calls[p.ToolName]++
@@ -183,15 +183,15 @@ func partOf(b map[string]json.RawMessage, pending map[string][]string, calls map
 		for _, k := range []string{"name", "id", "args"} {
 			delete(fc, k)
 		}
-		b["functionCall"] = encode(fc)
+		b["functionCall"] = jsonobj.Encode(fc)
 	case b["functionResponse"] != nil:
 		var fr map[string]json.RawMessage
 		if err := json.Unmarshal(b["functionResponse"], &fr); err != nil {
 			return p, fmt.Errorf("functionResponse: %w", err)
 		}
 		p.Type, p.Wire = recap.PartToolResult, recap.WireValue
-		p.ToolName, _ = stringMember(fr, "name")
-		p.ToolCallID, _ = stringMember(fr, "id")
+		p.ToolName, _ = jsonobj.String(fr, "name")
+		p.ToolCallID, _ = jsonobj.String(fr, "id")
 		if p.ToolCallID == "" {
 			if q := pending[p.ToolName]; len(q) > 0 {
 				p.ToolCallID, pending[p.ToolName] = q[0], q[1:]
@@ -203,7 +203,7 @@ func partOf(b map[string]json.RawMessage, pending map[string][]string, calls map
 		for _, k := range []string{"name", "id", "response"} {
 			delete(fr, k)
 		}
-		b["functionResponse"] = encode(fr)
+		b["functionResponse"] = jsonobj.Encode(fr)
 	case b["inlineData"] != nil || b["fileData"] != nil:
 		p.Type = recap.PartFile
 		var d struct {
@@ -218,7 +218,7 @@ func partOf(b map[string]json.RawMessage, pending map[string][]string, calls map
 		p.MediaType, p.Filename = d.MIMEType, d.DisplayName
 	case b["text"] != nil:
 		var err error
-		if p.Text, err = stringMember(b, "text"); err != nil {
+		if p.Text, err = jsonobj.String(b, "text"); err != nil {
 			return p, err
 		}
 		delete(b, "text")
@@ -237,7 +237,7 @@ func partOf(b map[string]json.RawMessage, pending map[string][]string, calls map
 		json.Unmarshal(b["codeExecutionResult"], &code)
 		p.Type, p.Text = "gemini-part", code.Code+code.Output
 		if p.Text == "" {
-			p.Text = string(encode(b))
+			p.Text = string(jsonobj.Encode(b))
 		}
 		b[opaqueMark] = nil
 	}
@@ -277,7 +277,7 @@ func ToContents(msgs []recap.Message) (*genai.Content, []*genai.Content, error) 
 			if v, ok := m.Extra[systemMembers]; ok && sysRaw == nil {
 				sysRaw = v
 			}
-			sysParts = append(sysParts, encode(map[string]json.RawMessage{"text": mustJSON(m.Text())}))
+			sysParts = append(sysParts, jsonobj.Encode(map[string]json.RawMessage{"text": jsonobj.Quote(m.Text())}))
 			continue
 		}
 		c := map[string]json.RawMessage{}
@@ -291,9 +291,9 @@ func ToContents(msgs []recap.Message) (*genai.Content, []*genai.Content, error) 
 		switch {
 		case roleless:
 		case m.Role == recap.RoleAssistant:
-			c["role"] = mustJSON(genai.RoleModel)
+			c["role"] = jsonobj.Quote(genai.RoleModel)
 		default:
-			c["role"] = mustJSON(genai.RoleUser)
+			c["role"] = jsonobj.Quote(genai.RoleUser)
 		}
 		if m.Role == recap.RoleTool && !hasResult(m) {
 			return nil, nil, fail("a tool message without a tool result")
@@ -303,10 +303,10 @@ func ToContents(msgs []recap.Message) (*genai.Content, []*genai.Content, error) 
 			return nil, nil, fail("%v", err)
 		}
 		if parts != nil {
-			c["parts"] = joinJSON(parts)
+			c["parts"] = jsonobj.Array(parts)
 		}
 		var content genai.Content
-		if err := json.Unmarshal(encode(c), &content); err != nil {
+		if err := json.Unmarshal(jsonobj.Encode(c), &content); err != nil {
 			return nil, nil, fail("%v", err)
 		}
 		out = append(out, &content)
@@ -317,9 +317,9 @@ func ToContents(msgs []recap.Message) (*genai.Content, []*genai.Content, error) 
 		if sysRaw != nil {
 			json.Unmarshal(sysRaw, &s)
 		}
-		s["parts"] = joinJSON(sysParts)
+		s["parts"] = jsonobj.Array(sysParts)
 		system = new(genai.Content)
-		if err := json.Unmarshal(encode(s), system); err != nil {
+		if err := json.Unmarshal(jsonobj.Encode(s), system); err != nil {
 			return nil, nil, fmt.Errorf("%w: system instruction: %v", ErrNotConvertible, err)
 		}
 	}
@@ -340,7 +340,9 @@ func hasResult(m recap.Message) bool {
 // Refusal), then a part per part.
 func contentParts(m recap.Message) ([]json.RawMessage, error) {
 	var parts []json.RawMessage
-	text := func(s string) json.RawMessage { return encode(map[string]json.RawMessage{"text": mustJSON(s)}) }
+	text := func(s string) json.RawMessage {
+		return jsonobj.Encode(map[string]json.RawMessage{"text": jsonobj.Quote(s)})
+	}
 	for _, s := range []string{m.Content, m.Refusal} {
 		if s != "" {
 			parts = append(parts, text(s))
@@ -353,7 +355,7 @@ func contentParts(m recap.Message) ([]json.RawMessage, error) {
 		}
 		if _, opaque := b[opaqueMark]; opaque {
 			delete(b, opaqueMark)
-			parts = append(parts, encode(b))
+			parts = append(parts, jsonobj.Encode(b))
 			continue
 		}
 		switch {
@@ -362,34 +364,34 @@ func contentParts(m recap.Message) ([]json.RawMessage, error) {
 			if err != nil {
 				return nil, err
 			}
-			fc["name"] = mustJSON(p.ToolName)
+			fc["name"] = jsonobj.Quote(p.ToolName)
 			if !strings.HasPrefix(p.ToolCallID, derivedID) {
-				fc["id"] = mustJSON(p.ToolCallID)
+				fc["id"] = jsonobj.Quote(p.ToolCallID)
 			}
 			if args, err := toolArgs(p); err != nil {
 				return nil, err
 			} else if args != nil {
 				fc["args"] = args
 			}
-			b["functionCall"] = encode(fc)
+			b["functionCall"] = jsonobj.Encode(fc)
 		case p.Type == recap.PartToolResult:
 			fr, err := subObject(b, "functionResponse")
 			if err != nil {
 				return nil, err
 			}
-			fr["name"] = mustJSON(p.ToolName)
+			fr["name"] = jsonobj.Quote(p.ToolName)
 			if !strings.HasPrefix(p.ToolCallID, derivedID) {
-				fr["id"] = mustJSON(p.ToolCallID)
+				fr["id"] = jsonobj.Quote(p.ToolCallID)
 			}
 			if p.Output != nil {
 				fr["response"] = responseObject(p)
 			}
-			b["functionResponse"] = encode(fr)
+			b["functionResponse"] = jsonobj.Encode(fr)
 		case p.Type == recap.PartText || p.Type == recap.PartReasoning:
 			if p.Type == recap.PartReasoning && b["thought"] == nil {
 				continue // reasoning of another format: not the model's thought
 			}
-			b["text"] = mustJSON(p.Text)
+			b["text"] = jsonobj.Quote(p.Text)
 		case p.IsFile():
 			if b["inlineData"] == nil && b["fileData"] == nil {
 				d, err := inlineData(p)
@@ -404,9 +406,9 @@ func contentParts(m recap.Message) ([]json.RawMessage, error) {
 			if p.Text == "" {
 				continue // a step or source marker of another format
 			}
-			b = map[string]json.RawMessage{"text": mustJSON(p.Text)}
+			b = map[string]json.RawMessage{"text": jsonobj.Quote(p.Text)}
 		}
-		parts = append(parts, encode(b))
+		parts = append(parts, jsonobj.Encode(b))
 	}
 	return parts, nil
 }
@@ -450,9 +452,9 @@ func responseObject(p recap.Part) json.RawMessage {
 		return out
 	}
 	if !json.Valid(out) {
-		out = mustJSON(string(out))
+		out = jsonobj.Quote(string(out))
 	}
-	return encode(map[string]json.RawMessage{"output": out})
+	return jsonobj.Encode(map[string]json.RawMessage{"output": out})
 }
 
 // inlineData returns the inlineData of a file part of another format that
@@ -471,7 +473,7 @@ func inlineData(p recap.Part) (json.RawMessage, error) {
 	if !strings.HasPrefix(url, "data:") || !ok || enc != "base64" {
 		return nil, fmt.Errorf("attachment %s %s is not a base64 data URL", p.MediaType, p.Filename)
 	}
-	return encode(map[string]json.RawMessage{"mimeType": mustJSON(mt), "data": mustJSON(data)}), nil
+	return jsonobj.Encode(map[string]json.RawMessage{"mimeType": jsonobj.Quote(mt), "data": jsonobj.Quote(data)}), nil
 }
 
 // partList decodes a parts array.
@@ -489,76 +491,4 @@ func partList(raw json.RawMessage) ([]map[string]json.RawMessage, error) {
 		}
 	}
 	return parts, nil
-}
-
-// members returns the JSON members of v's encoding.
-func members(v any) (map[string]json.RawMessage, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		raw = map[string]json.RawMessage{}
-	}
-	return raw, nil
-}
-
-// stringMember returns raw[name] as a string: "" if it is absent or null,
-// an error if it is not a string.
-func stringMember(raw map[string]json.RawMessage, name string) (string, error) {
-	v, ok := raw[name]
-	if !ok || v == nil || string(v) == "null" {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", fmt.Errorf("%q: not a string: %.40s", name, v)
-	}
-	return s, nil
-}
-
-// mustJSON encodes v, a string, which cannot fail.
-func mustJSON(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
-}
-
-// encode writes the members of an object in a stable order, leaving out
-// those whose value is nil.
-func encode(obj map[string]json.RawMessage) json.RawMessage {
-	keys := make([]string, 0, len(obj))
-	for k, v := range obj {
-		if v != nil {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(mustJSON(k))
-		buf.WriteByte(':')
-		buf.Write(obj[k])
-	}
-	buf.WriteByte('}')
-	return buf.Bytes()
-}
-
-// joinJSON returns a JSON array of elems.
-func joinJSON(elems []json.RawMessage) json.RawMessage {
-	out := []byte{'['}
-	for i, e := range elems {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, e...)
-	}
-	return append(out, ']')
 }

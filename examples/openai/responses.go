@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/jsonobj"
 )
 
 // Conversions between the Responses API's input items and recap messages.
@@ -109,7 +109,7 @@ func itemMessage(data []byte) (recap.Message, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return recap.Message{}, err
 	}
-	typ, err := stringMember(raw, "type")
+	typ, err := jsonobj.String(raw, "type")
 	if err != nil {
 		return recap.Message{}, err
 	}
@@ -122,7 +122,7 @@ func itemMessage(data []byte) (recap.Message, error) {
 	_, hasCall := raw["call_id"]
 	switch {
 	case typ == "" || typ == itemTypeMessage:
-		role, err := stringMember(raw, "role")
+		role, err := jsonobj.String(raw, "role")
 		if err != nil || role == "" {
 			return recap.Message{}, fmt.Errorf("a message item needs a role (%v)", err)
 		}
@@ -133,13 +133,13 @@ func itemMessage(data []byte) (recap.Message, error) {
 		}
 	case typ == itemFunctionCall || typ == itemCustomCall || hasCall && !strings.HasSuffix(typ, "_output"):
 		p := recap.Part{Type: recap.PartToolCall}
-		if p.ToolCallID, err = stringMember(raw, "call_id"); err != nil {
+		if p.ToolCallID, err = jsonobj.String(raw, "call_id"); err != nil {
 			return recap.Message{}, err
 		}
 		take("call_id")
 		switch typ {
 		case itemFunctionCall, itemCustomCall:
-			if p.ToolName, err = stringMember(raw, "name"); err != nil {
+			if p.ToolName, err = jsonobj.String(raw, "name"); err != nil {
 				return recap.Message{}, err
 			}
 			take("name")
@@ -147,7 +147,7 @@ func itemMessage(data []byte) (recap.Message, error) {
 			if typ == itemCustomCall {
 				arg = "input"
 			}
-			s, err := stringMember(raw, arg)
+			s, err := jsonobj.String(raw, arg)
 			if err != nil {
 				return recap.Message{}, err
 			}
@@ -159,7 +159,7 @@ func itemMessage(data []byte) (recap.Message, error) {
 		m.Role, m.Parts = recap.RoleAssistant, []recap.Part{p}
 	case hasCall || typ == itemFunctionOutput || typ == itemCustomOutput:
 		p := recap.Part{Type: recap.PartToolResult}
-		if p.ToolCallID, err = stringMember(raw, "call_id"); err != nil {
+		if p.ToolCallID, err = jsonobj.String(raw, "call_id"); err != nil {
 			return recap.Message{}, err
 		}
 		take("call_id")
@@ -167,7 +167,7 @@ func itemMessage(data []byte) (recap.Message, error) {
 			take("output")
 			var s string
 			if json.Unmarshal(out, &s) == nil {
-				p.Output, p.Wire = mustJSON(s), recap.WireString
+				p.Output, p.Wire = jsonobj.Quote(s), recap.WireString
 			} else {
 				p.Output, p.Wire = out, recap.WireValue
 			}
@@ -207,20 +207,20 @@ func decodeContent(content json.RawMessage, m *recap.Message) error {
 	}
 	m.Parts = []recap.Part{} // an empty array stays one
 	for i, b := range blocks {
-		typ, err := stringMember(b, "type")
+		typ, err := jsonobj.String(b, "type")
 		if err != nil {
 			return fmt.Errorf("content[%d]: %w", i, err)
 		}
 		p := recap.Part{Type: typ}
 		switch typ {
 		case "input_text", "output_text":
-			if p.Text, err = stringMember(b, "text"); err != nil {
+			if p.Text, err = jsonobj.String(b, "text"); err != nil {
 				return fmt.Errorf("content[%d]: %w", i, err)
 			}
 			delete(b, "text")
 			delete(b, "type")
 		case recap.PartRefusal:
-			if p.Text, err = stringMember(b, "refusal"); err != nil {
+			if p.Text, err = jsonobj.String(b, "refusal"); err != nil {
 				return fmt.Errorf("content[%d]: %w", i, err)
 			}
 			delete(b, "refusal")
@@ -228,7 +228,7 @@ func decodeContent(content json.RawMessage, m *recap.Message) error {
 		case "input_image", "input_file", "input_audio":
 			// A file part for recap; its members, type included, stay.
 			p.Type, p.MediaType = recap.PartFile, mediaType(typ, b)
-			if name, err := stringMember(b, "filename"); err == nil {
+			if name, err := jsonobj.String(b, "filename"); err == nil {
 				p.Filename = name // counted in the note; kept in Extra too
 			}
 		default:
@@ -246,19 +246,19 @@ func decodeContent(content json.RawMessage, m *recap.Message) error {
 func mediaType(typ string, b map[string]json.RawMessage) string {
 	switch typ {
 	case "input_image":
-		if u, _ := stringMember(b, "image_url"); strings.HasPrefix(u, "data:") {
+		if u, _ := jsonobj.String(b, "image_url"); strings.HasPrefix(u, "data:") {
 			if t, _, ok := strings.Cut(u[len("data:"):], ";"); ok {
 				return t
 			}
 		}
 		return "image/*"
 	case "input_audio":
-		if f, _ := stringMember(b, "format"); f != "" {
+		if f, _ := jsonobj.String(b, "format"); f != "" {
 			return "audio/" + f
 		}
 		return "audio/*"
 	}
-	if u, _ := stringMember(b, "file_data"); strings.HasPrefix(u, "data:") {
+	if u, _ := jsonobj.String(b, "file_data"); strings.HasPrefix(u, "data:") {
 		if t, _, ok := strings.Cut(u[len("data:"):], ";"); ok {
 			return t
 		}
@@ -275,7 +275,7 @@ func messageItems(m recap.Message) ([]json.RawMessage, error) {
 	if m.Format != recap.FormatOpenAI {
 		delete(item, "id") // a UIMessage's or plain message's own ID
 	}
-	typ, _ := stringMember(item, "type")
+	typ, _ := jsonobj.String(item, "type")
 	_, hasCall := item["call_id"]
 	var calls []recap.Part
 	var result *recap.Part
@@ -293,35 +293,35 @@ func messageItems(m recap.Message) ([]json.RawMessage, error) {
 	switch {
 	case typ != "" && typ != itemTypeMessage && len(calls) == 1 && m.Role == recap.RoleAssistant:
 		c := calls[0]
-		item["call_id"] = mustJSON(c.ToolCallID)
+		item["call_id"] = jsonobj.Quote(c.ToolCallID)
 		switch typ {
 		case itemFunctionCall:
-			item["name"], item["arguments"] = mustJSON(c.ToolName), mustJSON(wireString(c))
+			item["name"], item["arguments"] = jsonobj.Quote(c.ToolName), jsonobj.Quote(wireString(c))
 		case itemCustomCall:
-			item["name"], item["input"] = mustJSON(c.ToolName), mustJSON(wireString(c))
+			item["name"], item["input"] = jsonobj.Quote(c.ToolName), jsonobj.Quote(wireString(c))
 		}
-		return []json.RawMessage{encode(item)}, nil
+		return []json.RawMessage{jsonobj.Encode(item)}, nil
 	case m.Role == recap.RoleTool:
 		if result == nil {
 			return nil, fmt.Errorf("a tool message without a tool result")
 		}
 		if typ == "" {
-			item["type"] = mustJSON(itemFunctionOutput)
+			item["type"] = jsonobj.Quote(itemFunctionOutput)
 		}
-		item["call_id"] = mustJSON(result.ToolCallID)
+		item["call_id"] = jsonobj.Quote(result.ToolCallID)
 		if result.Output != nil {
 			if result.Wire == recap.WireValue {
 				item["output"] = result.Output
 			} else {
-				item["output"] = mustJSON(wireString(*result))
+				item["output"] = jsonobj.Quote(wireString(*result))
 			}
 		}
-		return []json.RawMessage{encode(item)}, nil
+		return []json.RawMessage{jsonobj.Encode(item)}, nil
 	case typ != "" && typ != itemTypeMessage || hasCall:
-		return []json.RawMessage{encode(item)}, nil // carried unchanged
+		return []json.RawMessage{jsonobj.Encode(item)}, nil // carried unchanged
 	}
 	// A message, and the calls of a Chat Completions assistant message.
-	item["role"] = mustJSON(string(m.Role))
+	item["role"] = jsonobj.Quote(string(m.Role))
 	content, err := encodeContent(m)
 	if err != nil {
 		return nil, err
@@ -331,12 +331,12 @@ func messageItems(m recap.Message) ([]json.RawMessage, error) {
 	}
 	var items []json.RawMessage
 	if content != nil || len(calls) == 0 {
-		items = append(items, encode(item))
+		items = append(items, jsonobj.Encode(item))
 	}
 	for _, c := range calls {
-		items = append(items, encode(map[string]json.RawMessage{
-			"type": mustJSON(itemFunctionCall), "call_id": mustJSON(c.ToolCallID),
-			"name": mustJSON(c.ToolName), "arguments": mustJSON(wireString(c)),
+		items = append(items, jsonobj.Encode(map[string]json.RawMessage{
+			"type": jsonobj.Quote(itemFunctionCall), "call_id": jsonobj.Quote(c.ToolCallID),
+			"name": jsonobj.Quote(c.ToolName), "arguments": jsonobj.Quote(wireString(c)),
 		}))
 	}
 	return items, nil
@@ -361,14 +361,14 @@ func encodeContent(m recap.Message) (json.RawMessage, error) {
 			return nil, nil
 		}
 		if m.Refusal == "" {
-			return mustJSON(m.Content), nil
+			return jsonobj.Quote(m.Content), nil
 		}
 	}
 	if m.Content != "" {
-		blocks = append(blocks, encode(map[string]json.RawMessage{"type": mustJSON(textType), "text": mustJSON(m.Content)}))
+		blocks = append(blocks, jsonobj.Encode(map[string]json.RawMessage{"type": jsonobj.Quote(textType), "text": jsonobj.Quote(m.Content)}))
 	}
 	if m.Refusal != "" {
-		blocks = append(blocks, encode(map[string]json.RawMessage{"type": mustJSON(recap.PartRefusal), "refusal": mustJSON(m.Refusal)}))
+		blocks = append(blocks, jsonobj.Encode(map[string]json.RawMessage{"type": jsonobj.Quote(recap.PartRefusal), "refusal": jsonobj.Quote(m.Refusal)}))
 	}
 	for _, p := range m.Parts {
 		b := make(map[string]json.RawMessage, len(p.Extra)+2)
@@ -379,11 +379,11 @@ func encodeContent(m recap.Message) (json.RawMessage, error) {
 		case recap.PartToolCall:
 			continue
 		case "input_text", "output_text":
-			b["type"], b["text"] = mustJSON(p.Type), mustJSON(p.Text)
+			b["type"], b["text"] = jsonobj.Quote(p.Type), jsonobj.Quote(p.Text)
 		case recap.PartText:
-			b["type"], b["text"] = mustJSON(textType), mustJSON(p.Text)
+			b["type"], b["text"] = jsonobj.Quote(textType), jsonobj.Quote(p.Text)
 		case recap.PartRefusal:
-			b["type"], b["refusal"] = mustJSON(p.Type), mustJSON(p.Text)
+			b["type"], b["refusal"] = jsonobj.Quote(p.Type), jsonobj.Quote(p.Text)
 		case recap.PartFile:
 			if _, ok := b["type"]; !ok {
 				return nil, fmt.Errorf("a file part of another format (%s %s) has no Responses form", p.MediaType, p.Filename)
@@ -394,14 +394,14 @@ func encodeContent(m recap.Message) (json.RawMessage, error) {
 			if _, ok := b[opaqueMark]; ok {
 				continue
 			}
-			b["type"] = mustJSON(p.Type)
+			b["type"] = jsonobj.Quote(p.Type)
 			if p.Text != "" {
-				b["text"] = mustJSON(p.Text)
+				b["text"] = jsonobj.Quote(p.Text)
 			}
 		}
-		blocks = append(blocks, encode(b))
+		blocks = append(blocks, jsonobj.Encode(b))
 	}
-	return joinJSON(blocks), nil
+	return jsonobj.Array(blocks), nil
 }
 
 // wireValue returns the Input of a call's string s: the JSON text s if it
@@ -411,7 +411,7 @@ func wireValue(s string, custom bool) (json.RawMessage, recap.WireForm) {
 	if !custom && json.Valid([]byte(s)) {
 		return json.RawMessage(s), recap.WireJSONText
 	}
-	return mustJSON(s), recap.WireString
+	return jsonobj.Quote(s), recap.WireString
 }
 
 // wireString returns the wire string of a call's Input or a result's
@@ -452,62 +452,6 @@ func reasoningText(summary json.RawMessage) string {
 		}
 	}
 	return strings.Join(texts, "\n")
-}
-
-// stringMember returns raw[name] as a string: "" if it is absent or null,
-// an error if it is not a string.
-func stringMember(raw map[string]json.RawMessage, name string) (string, error) {
-	v, ok := raw[name]
-	if !ok || string(v) == "null" {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", fmt.Errorf("%q: not a string: %s", name, v)
-	}
-	return s, nil
-}
-
-// mustJSON encodes v, which cannot fail for the strings it is given.
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // a string or a RawMessage: unreachable
-	}
-	return b
-}
-
-// encode writes the members of an object in a stable order.
-func encode(obj map[string]json.RawMessage) json.RawMessage {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(mustJSON(k))
-		buf.WriteByte(':')
-		buf.Write(obj[k])
-	}
-	buf.WriteByte('}')
-	return buf.Bytes()
-}
-
-// joinJSON returns a JSON array of elems.
-func joinJSON(elems []json.RawMessage) json.RawMessage {
-	out := []byte{'['}
-	for i, e := range elems {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, e...)
-	}
-	return append(out, ']')
 }
 
 // decodeItem decodes an item into the SDK's union, which panics on some
