@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -318,5 +320,135 @@ func TestLeaseBackgroundDoesNotWait(t *testing.T) {
 	tasks[0](ctx)
 	if n := st.attempts.Load(); n != 1 || ctx.Err() != nil || r.count() != 0 {
 		t.Errorf("task tried the lease %d times (ctx %v), %d Summarizer calls; want 1 try, no wait, no call", n, ctx.Err(), r.count())
+	}
+}
+
+// chaosLeaser is a MemoryStore whose lease calls fail at random: an
+// error, a spurious ErrLeaseHeld, a release that does not happen.
+type chaosLeaser struct {
+	*savesLog
+	mem *MemoryStore
+	mu  sync.Mutex
+	rng *rand.Rand
+}
+
+func (s *chaosLeaser) roll() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rng.Intn(10)
+}
+
+func (s *chaosLeaser) AcquireLease(ctx context.Context, chatID, holder string, ttl time.Duration) error {
+	switch s.roll() {
+	case 0:
+		return errors.New("flaky lease table")
+	case 1:
+		return ErrLeaseHeld
+	}
+	return s.mem.AcquireLease(ctx, chatID, holder, ttl)
+}
+
+func (s *chaosLeaser) ReleaseLease(ctx context.Context, chatID, holder string) error {
+	if s.roll() == 0 {
+		return errors.New("release lost") // the lease stays until it expires
+	}
+	return s.mem.ReleaseLease(ctx, chatID, holder)
+}
+
+// TestLeaseChaos: 2 to 4 Compressors share a Store whose leases fail at
+// random, with random waits, chunking and summarizer latencies, and get
+// concurrent calls for a growing chat. Whatever happens, no call fails,
+// every payload holds each message once (raw or under its summary), the
+// stored summary only ever grows (no save drops what an earlier one
+// covered), and once the faults stop the summary catches up.
+func TestLeaseChaos(t *testing.T) {
+	for seed := 1; seed <= 30; seed++ {
+		rng := rand.New(rand.NewSource(int64(seed)))
+		mem := NewMemoryStore()
+		st := &chaosLeaser{savesLog: &savesLog{Store: mem}, mem: mem, rng: rand.New(rand.NewSource(int64(seed) + 1000))}
+		var delay atomic.Int64
+		sum := SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+			time.Sleep(time.Duration(delay.Load()))
+			s := "covers " + strings.Join(ids(req.Messages), ",")
+			if req.Previous != "" {
+				s = req.Previous + "; " + s
+			}
+			return s, nil
+		})
+		procs := 2 + rng.Intn(3)
+		cs := make([]*Compressor, procs)
+		for i := range cs {
+			opts := []Option{WithTriggerTokens(30 + rng.Intn(40)), WithLeaseTTL(30 * time.Millisecond)}
+			if rng.Intn(2) == 0 {
+				opts = append(opts, WithLeaseWait(time.Duration(rng.Intn(100))*time.Millisecond))
+			}
+			if rng.Intn(2) == 0 {
+				opts = append(opts, WithMaxSummarizeInput(80))
+			}
+			cs[i] = mustNew(t, sum, st, opts...)
+		}
+		for n := 1; n <= 14; n++ {
+			chat := conversation(n)
+			delay.Store(int64(rng.Intn(5)) * int64(time.Millisecond))
+			var wg sync.WaitGroup
+			for g := 0; g < 6; g++ {
+				c := cs[rng.Intn(procs)]
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, err := c.Compress(context.Background(), "c", chat)
+					if err != nil {
+						t.Errorf("seed %d turn %d: %v", seed, n, err)
+						return
+					}
+					if res.Err != nil && !errors.Is(res.Err, ErrLeaseHeld) && !strings.Contains(res.Err.Error(), "flaky lease table") {
+						t.Errorf("seed %d turn %d: absorbed %v", seed, n, res.Err)
+					}
+					checkOnce(t, chat, res)
+				}()
+			}
+			wg.Wait()
+		}
+		st.mu.Lock()
+		log := append([]Summary(nil), st.log...)
+		st.mu.Unlock()
+		for i := 1; i < len(log); i++ {
+			if !strings.HasPrefix(log[i].Text, log[i-1].Text+"; ") || len(log[i].Covered) <= len(log[i-1].Covered) {
+				t.Fatalf("seed %d: save %d does not extend the one before:\nprev %q\nnext %q", seed, i, log[i-1].Text, log[i].Text)
+			}
+		}
+		// The faults stop: a Compressor on the plain store catches up.
+		time.Sleep(40 * time.Millisecond) // leases whose release was lost expire
+		final := mustNew(t, sum, mem, WithTriggerTokens(30))
+		res, err := final.Compress(context.Background(), "c", conversation(14))
+		if err != nil || res.Err != nil {
+			t.Errorf("seed %d: after the faults: %v %v", seed, err, res.Err)
+			continue
+		}
+		stored, _ := mem.Load(context.Background(), "c")
+		if p, err := final.Plan(conversation(14), stored); err != nil || p.Trigger || p.Stale {
+			t.Errorf("seed %d: after the faults the stored summary (boundary %s) has not caught up: trigger %v, stale %v, %v",
+				seed, stored.LastMessageID, p.Trigger, p.Stale, err)
+		}
+	}
+}
+
+// checkOnce checks that a payload of chat holds each of its messages once:
+// raw, or covered by the summary in it.
+func checkOnce(t *testing.T, chat []Message, res Result) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, m := range res.Payload {
+		if !strings.HasPrefix(m.ID, SummaryIDPrefix) {
+			seen[m.ID]++
+		}
+	}
+	for _, id := range res.Summary.Covered {
+		seen[id]++
+	}
+	for _, m := range chat {
+		if seen[m.ID] != 1 {
+			t.Errorf("message %s is in the payload %d times (raw or covered)", m.ID, seen[m.ID])
+		}
 	}
 }
