@@ -43,7 +43,7 @@ WHERE ` + LeaseTable + `.holder = excluded.holder OR ` + LeaseTable + `.expires_
 		q = fmt.Sprintf(upsert, `?`)
 		args = []any{args[0], args[1], args[2], now, ms, now}
 	}
-	res, err := s.db.ExecContext(ctx, s.q(q), args...)
+	res, err := s.exec(ctx, s.q(q), args...)
 	if err != nil {
 		return fmt.Errorf("sqlstore: lease %q: %w", chatID, err)
 	}
@@ -60,7 +60,7 @@ WHERE ` + LeaseTable + `.holder = excluded.holder OR ` + LeaseTable + `.expires_
 // ReleaseLease deletes chatID's lease row if holder holds it; see
 // [recap.Leaser].
 func (s *Store) ReleaseLease(ctx context.Context, chatID, holder string) error {
-	_, err := s.db.ExecContext(ctx, s.q(`DELETE FROM `+LeaseTable+` WHERE table_name = ? AND chat_id = ? AND holder = ?`),
+	_, err := s.exec(ctx, s.q(`DELETE FROM `+LeaseTable+` WHERE table_name = ? AND chat_id = ? AND holder = ?`),
 		strings.ToLower(s.table), chatID, holder)
 	if err != nil {
 		return fmt.Errorf("sqlstore: release lease %q: %w", chatID, err)

@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/internal/sumdigest"
@@ -186,9 +187,11 @@ func (s *Store) Load(ctx context.Context, chatID string) (recap.Summary, error) 
 		sum             recap.Summary
 		covered, stored string
 	)
-	err := s.db.QueryRowContext(ctx,
-		s.q(`SELECT summary, last_message_id, covered, digest FROM `+s.table+` WHERE chat_id = ?`), chatID).
-		Scan(&sum.Text, &sum.LastMessageID, &covered, &stored)
+	err := s.retry(func() error {
+		return s.db.QueryRowContext(ctx,
+			s.q(`SELECT summary, last_message_id, covered, digest FROM `+s.table+` WHERE chat_id = ?`), chatID).
+			Scan(&sum.Text, &sum.LastMessageID, &covered, &stored)
+	})
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return recap.Summary{}, nil
@@ -227,14 +230,14 @@ func (s *Store) Save(ctx context.Context, chatID string, prev, next recap.Summar
 		}
 		return nil
 	case prev.IsZero():
-		res, err = s.db.ExecContext(ctx, s.q(`INSERT INTO `+s.table+
+		res, err = s.exec(ctx, s.q(`INSERT INTO `+s.table+
 			` (chat_id, summary, last_message_id, covered, digest) VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO NOTHING`),
 			chatID, next.Text, next.LastMessageID, covered, sumdigest.Of(next))
 	case next.IsZero():
-		res, err = s.db.ExecContext(ctx, s.q(`DELETE FROM `+s.table+` WHERE chat_id = ? AND digest = ?`),
+		res, err = s.exec(ctx, s.q(`DELETE FROM `+s.table+` WHERE chat_id = ? AND digest = ?`),
 			chatID, sumdigest.Of(prev))
 	default:
-		res, err = s.db.ExecContext(ctx, s.q(`UPDATE `+s.table+
+		res, err = s.exec(ctx, s.q(`UPDATE `+s.table+
 			` SET summary = ?, last_message_id = ?, covered = ?, digest = ? WHERE chat_id = ? AND digest = ?`),
 			next.Text, next.LastMessageID, covered, sumdigest.Of(next), chatID, sumdigest.Of(prev))
 	}
@@ -249,4 +252,40 @@ func (s *Store) Save(ctx context.Context, chatID string, prev, next recap.Summar
 		return fmt.Errorf("sqlstore: save %q: %w", chatID, recap.ErrConflict)
 	}
 	return nil
+}
+
+// exec runs a statement, once more if the server ended the connection
+// before it ran (see retry).
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := s.retry(func() (err error) {
+		res, err = s.db.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+// retry calls f, and again while it fails because PostgreSQL ended its
+// connection (SQLSTATE 57P01, admin_shutdown: a restart or a
+// pg_terminate_backend) and the pool may hold more such connections:
+// database/sql retries only the connections the driver reports bad before
+// use, so after a restart each idle pooled connection would fail one
+// statement. A statement that met an ended connection did not run, so
+// running it again is safe; the pool drops the ended connection. It tries
+// at most once per idle connection, plus one.
+func (s *Store) retry(f func() error) error {
+	err := f()
+	if s.dialect != Postgres || !adminShutdown(err) {
+		return err
+	}
+	for tries := s.db.Stats().Idle + 1; tries > 0 && adminShutdown(err); tries-- {
+		err = f()
+	}
+	return err
+}
+
+// adminShutdown reports whether err is PostgreSQL's 57P01.
+func adminShutdown(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "57P01"
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/sqlstore"
@@ -154,5 +155,66 @@ func TestPostgresTwoPools(t *testing.T) {
 func TestPostgresBadDSN(t *testing.T) {
 	if _, _, err := sqlstore.OpenPostgres(context.Background(), "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=2"); err == nil {
 		t.Fatal("OpenPostgres to a closed port succeeded")
+	}
+}
+
+// TestPostgresTerminatedConnections: after PostgreSQL ends the pool's idle
+// connections (as a restart does), every Load, Save and lease call still
+// succeeds: a statement that meets an ended connection runs again on
+// another one.
+func TestPostgresTerminatedConnections(t *testing.T) {
+	dsn := postgresDSN(t)
+	app := fmt.Sprintf("recap_terminate_%d", os.Getpid())
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	_, db, err := sqlstore.OpenPostgres(context.Background(), dsn+sep+"application_name="+app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxIdleConns(4)
+	st := postgresStore(t, db).(*sqlstore.Store)
+	ctx := context.Background()
+	prev := recap.Summary{}
+	for round := 1; round <= 3; round++ {
+		// Fill the pool with idle connections, then end them all.
+		conns := make([]*sql.Conn, 4)
+		for i := range conns {
+			if conns[i], err = db.Conn(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+		_, admin, err := sqlstore.OpenPostgres(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ended int
+		err = admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&ended)
+		admin.Close()
+		if err != nil || ended == 0 {
+			t.Fatalf("round %d: ended %d connections: %v", round, ended, err)
+		}
+		time.Sleep(50 * time.Millisecond) // the backends exit
+		next := recap.Summary{Text: fmt.Sprintf("summary %d", round), LastMessageID: fmt.Sprintf("m%d", round)}
+		switch round {
+		case 1:
+			if err := st.Save(ctx, "c", prev, next); err != nil {
+				t.Fatalf("round %d: Save after the connections ended: %v", round, err)
+			}
+			prev = next
+		case 2:
+			if got, err := st.Load(ctx, "c"); err != nil || !got.Equal(prev) {
+				t.Fatalf("round %d: Load after the connections ended: %+v, %v", round, got, err)
+			}
+		case 3:
+			if err := st.AcquireLease(ctx, "c", "h", time.Minute); err != nil {
+				t.Fatalf("round %d: AcquireLease after the connections ended: %v", round, err)
+			}
+		}
 	}
 }
