@@ -43,7 +43,8 @@
 // snapshot of a chat (a delayed retry) never makes the stored summary cover
 // less ([Summary.Covered], [Plan.Older]). No cut recap makes falls between
 // a tool call and its results. Concurrent calls for one chat share
-// one summarization; a backlog too large for the summarizer is folded in
+// one summarization, and across processes a Store that is also a [Leaser]
+// lets only one of them call the Summarizer; a backlog too large for the summarizer is folded in
 // chunks ([WithMaxSummarizeInput]); [WithMaxPayloadTokens] puts a hard
 // ceiling on the payload. [RenderPrompt] renders a request for an LLM with
 // the transcript delimited as data.
@@ -61,7 +62,10 @@
 //
 // Tokens are counted exactly as OpenAI's tiktoken counts them, with the
 // o200k_base vocabulary of GPT-4o by default (see [NewTiktokenCounter] and
-// [WithTokenCounter]); the vocabularies are embedded in the binary.
+// [WithTokenCounter]); the vocabularies are embedded in the binary. Claude
+// and Gemini models, whose tokenizers are not public, get estimates that
+// err high ([EstimatorForModel]), and a [Calibrator] corrects any counter
+// from the usage a provider reports.
 //
 // recap is a pure library: it does no network or file I/O, reads no
 // environment ([OptionsFromEnv] takes a lookup function), starts no
