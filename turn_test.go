@@ -192,6 +192,46 @@ func TestAgentLoopNextTurn(t *testing.T) {
 	}
 }
 
+// TestAgentLoopEchoNextTurn: a client that keeps the payloads it got as its
+// history sends a compacted turn's request again after the summary that
+// covers it; once a new turn begins, the request is covered, not folded a
+// second time (found by FuzzCompress: the boundary moved back to it).
+func TestAgentLoopEchoNextTurn(t *testing.T) {
+	ctx := context.Background()
+	sum := &recorder{}
+	c := mustNew(t, sum, NewMemoryStore(), WithTriggerTokens(300), WithMaxTurnTokens(300), WithWindowConversations(1))
+	chat := []Message{{ID: "req", Role: RoleUser, Content: "do the task"}}
+	for i := 1; i <= 4; i++ {
+		chat = append(chat, agentStep(i, 100)...)
+	}
+	res, err := c.Compress(ctx, "c", chat)
+	if err != nil || !res.Summarized || res.Payload[1].ID != "req" {
+		t.Fatal(err, ids(res.Payload))
+	}
+	echoed := append(append([]Message(nil), res.Payload...), Message{ID: "a", Role: RoleAssistant, Content: "done"},
+		Message{ID: "next", Role: RoleUser, Content: "thanks, now the docs"})
+	p, err := c.Plan(echoed, res.Summary)
+	if err != nil || p.Stale || p.Older {
+		t.Fatal(err, p.Stale, p.Older)
+	}
+	if diff := cmp.Diff([]string{"req"}, ids(p.Covered)); diff != "" {
+		t.Errorf("covered after the echo (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"s4", "s4.r", "a"}, ids(p.Summarize)); diff != "" {
+		t.Errorf("to summarize (-want +got):\n%s", diff)
+	}
+	next, err := c.Compress(ctx, "c", echoed)
+	if err != nil || next.Err != nil {
+		t.Fatal(err, next.Err)
+	}
+	if next.Summarized {
+		covered := next.Summary.Covered
+		if covered[len(covered)-1] != next.Summary.LastMessageID || next.Summary.LastMessageID == "req" {
+			t.Errorf("summary %+v: the boundary went back to the request", next.Summary)
+		}
+	}
+}
+
 // TestAgentLoopBudget: when the Summarizer fails, the ceiling still holds
 // by leaving out the turn's oldest steps, never the request or the last
 // step; ErrBudget only when those alone exceed it.

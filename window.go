@@ -312,6 +312,16 @@ func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (
 			sm := summaryMessage(existing, c.cfg.role, msgs[turn].Format)
 			p.SummaryMessage = &sm
 			start = max(start, b+1)
+			if b == echoEnd {
+				// A compacted turn's request, which its payload sends
+				// again after the summary that covers it, is covered
+				// once a later turn has begun. (By ID only: in a format
+				// without IDs, the echo changes the request's, and the
+				// summary then folds the request in a second time.)
+				for start < turn && coversID(existing.Covered, msgs[start].ID) {
+					start++
+				}
+			}
 		default:
 			p.Stale = true
 		}
