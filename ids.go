@@ -20,12 +20,15 @@ const ChainIDPrefix = "h-"
 // or a chat whose system prompt changed, gives the messages after it other
 // chains than before, but the same content keys (the part after the dot):
 // [Compressor.Plan] then finds the summary's boundary by content, in
-// order, when it cannot by ID. One mix is beyond it: a client that echoes
-// payloads back in a chat with system messages after its first (a system
-// message right after the summary reads, once echoed, like part of the
-// pinned prompt) and also sends full histories; the summary can then be
-// taken for stale and rebuilt from the history sent. Send either full
-// histories or echoed payloads in such chats.
+// order, when it cannot by ID. Two mixes are beyond it: a client that
+// echoes payloads back and also sends full histories, in a chat with system
+// messages after its first (a system message right after the summary
+// reads, once echoed, like part of the pinned prompt), or with
+// WithMaxTurnTokens (an echoed compacted turn sends its request again
+// after the summary that covers it, under another ID, and the next
+// summary folds it a second time). The summary can then be taken for stale
+// and rebuilt from the full history sent: nothing is lost, but an LLM call
+// is spent. Send either full histories or echoed payloads in such chats.
 //
 // It gives IDs to chats whose format has none, such as OpenAI's, so that
 // [Compressor.Plan] can find a summary's boundary in them. The IDs are

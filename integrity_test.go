@@ -273,12 +273,12 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		default:
 			end = min(len(truth), end+1+int(op>>3)%4)
 			req = truth[:end]
-			// Without IDs, a client that clears tool results, or whose
-			// chat has system messages after the first, and mixes echoed
-			// payloads with full histories is out of scope (see
-			// WithToolResultClearing and ChainIDs): this one sends full
-			// histories.
-			echoes := flags&12 != 12 && (flags&4 == 0 || !midSystem(truth[:end]))
+			// Without IDs, a client that clears tool results or compacts
+			// turns, or whose chat has system messages after the first,
+			// and mixes echoed payloads with full histories is out of
+			// scope (see WithToolResultClearing and ChainIDs): this one
+			// sends full histories.
+			echoes := flags&12 != 12 && (flags&4 == 0 || !midSystem(truth[:end]) && flags&16 == 0)
 			if last := len(history) - 1; echoes && op%4 == 1 && last >= 0 && !history[last].res.Older && len(history[last].res.Dropped) == 0 && history[last].res.Payload != nil {
 				// The client keeps the payload it got as its history.
 				req = append(append([]Message(nil), history[last].res.Payload...), truth[history[last].end:end]...)

@@ -407,7 +407,9 @@ func WithMaxPayloadTokens(n int) Option {
 // the last step folded and its Covered lists the request), and the next
 // call, with the same turn and more steps, continues from it; when a new
 // turn starts, the rest of the old turn is summarized like any other
-// history. When even a summary cannot bring the payload under
+// history. A client that keeps the payloads it got as its history sends
+// the request again after the summary; it stays covered (in a format
+// without IDs, see [ChainIDs] for the limit of such clients). When even a summary cannot bring the payload under
 // WithMaxPayloadTokens, the oldest steps of the turn are left out like
 // old conversations ([Result.Dropped]), never the request or the last
 // step.
