@@ -131,19 +131,3 @@ func ExampleNewTiktokenCounter() {
 	// 4
 	// 11
 }
-
-// A counter for a Claude or Gemini model, whose tokenizers are not public:
-// an estimate that errs high, with the family's framing.
-func ExampleEstimatorForModel() {
-	e, err := recap.EstimatorForModel("anthropic/claude-sonnet-4.5")
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(e.Family(), e.Exact(), e.MessageOverhead(), e.RequestOverhead())
-	fmt.Println(e.CountTokens("Summarize our trip plans so far, please."))
-	// Use it as a Compressor's counter, its framing as the message overhead:
-	//	recap.New(s, st, recap.WithTokenCounter(e), recap.WithMessageOverhead(e.MessageOverhead()))
-	// Output:
-	// claude false 3 6
-	// 11
-}
