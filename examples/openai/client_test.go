@@ -46,6 +46,9 @@ func TestNewWithClient(t *testing.T) {
 	if _, err := openai.NewWithClient(client, nil); err == nil {
 		t.Error("nil Option accepted")
 	}
+	if _, err := openai.NewWithClient(oai.Client{}); err == nil || !strings.Contains(err.Error(), "zero client") {
+		t.Errorf("NewWithClient with a zero client = %v, want an error", err)
+	}
 }
 
 // TestRequestOptionsWithNew: WithRequestOptions also applies to the

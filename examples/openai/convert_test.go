@@ -3,6 +3,7 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -12,15 +13,13 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/responses"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/apitest"
 	"github.com/recapgo/recap/examples/openai"
 )
 
 // jsonOf decodes the JSON encoding of v, for comparing what the SDK would
 // send regardless of member order.
-func jsonOf(t *testing.T, v any) any {
+func jsonOf(t testing.TB, v any) any {
 	t.Helper()
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -39,6 +38,17 @@ func toolCall(id, name, args string) oai.ChatCompletionMessageToolCallUnionParam
 		ID: id, Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: name, Arguments: args}}}
 }
 
+// withCalls is an assistant message of the SDK with tool calls.
+func withCalls(calls ...oai.ChatCompletionMessageToolCallUnionParam) oai.ChatCompletionMessageParamUnion {
+	return oai.ChatCompletionMessageParamUnion{OfAssistant: &oai.ChatCompletionAssistantMessageParam{ToolCalls: calls}}
+}
+
+// override is a message of the SDK sent as the JSON given, as a backend
+// that stores the API's JSON holds it.
+func override(raw string) oai.ChatCompletionMessageParamUnion {
+	return param.Override[oai.ChatCompletionMessageParamUnion](json.RawMessage(raw))
+}
+
 // agentChat is a chat of n turns as a backend holds it in the SDK's types:
 // a system prompt, questions with an image, parallel tool calls and their
 // results, answers.
@@ -55,11 +65,8 @@ func agentChat(n int) []oai.ChatCompletionMessageParamUnion {
 			chat = append(chat, oai.UserMessage(q))
 		}
 		a, b := fmt.Sprintf("call_%da", i), fmt.Sprintf("call_%db", i)
-		assistant := oai.ChatCompletionAssistantMessageParam{ToolCalls: []oai.ChatCompletionMessageToolCallUnionParam{
-			toolCall(a, "weather", fmt.Sprintf(`{"city":"Lisbon","day":%d}`, i)),
-			toolCall(b, "weather", fmt.Sprintf(`{"city":"Porto","day":%d}`, i)),
-		}}
-		chat = append(chat, oai.ChatCompletionMessageParamUnion{OfAssistant: &assistant},
+		chat = append(chat,
+			withCalls(toolCall(a, "weather", fmt.Sprintf(`{"city":"Lisbon","day":%d}`, i)), toolCall(b, "weather", fmt.Sprintf(`{"city":"Porto","day":%d}`, i))),
 			oai.ToolMessage(fmt.Sprintf(`{"temp":%d,"sky":"clear"}`, 20+i), a),
 			oai.ToolMessage("rain, 14 degrees", b),
 			oai.AssistantMessage(fmt.Sprintf("On day %d Lisbon is clear at %d degrees and Porto has rain: pack a light jacket and an umbrella.", i, 20+i)))
@@ -67,9 +74,91 @@ func agentChat(n int) []oai.ChatCompletionMessageParamUnion {
 	return chat
 }
 
+// TestChatCompletionMessages: every kind of message the SDK builds
+// converts to recap and back to the same JSON, as what recap models.
+func TestChatCompletionMessages(t *testing.T) {
+	tests := []struct {
+		name   string
+		msg    oai.ChatCompletionMessageParamUnion
+		reason string
+		check  func(t *testing.T, m recap.Message)
+	}{
+		{name: "System", msg: oai.SystemMessage("Be brief."), reason: "a system prompt is pinned by recap",
+			check: func(t *testing.T, m recap.Message) {
+				want(t, m.Role == recap.RoleSystem && m.Content == "Be brief.", m)
+			}},
+		{name: "SystemParts", msg: oai.SystemMessage([]oai.ChatCompletionContentPartTextParam{{Text: "a"}, {Text: "b"}}), reason: "a content array stays an array"},
+		{name: "Developer", msg: oai.DeveloperMessage("Answer in English."), reason: "developer messages are pinned like system ones",
+			check: func(t *testing.T, m recap.Message) { want(t, m.Role == recap.RoleDeveloper, m) }},
+		{name: "User", msg: oai.UserMessage("Hello"), reason: "a user message starts a turn",
+			check: func(t *testing.T, m recap.Message) { want(t, m.Role == recap.RoleUser && m.Content == "Hello", m) }},
+		{name: "UserEmpty", msg: oai.UserMessage(""), reason: "an empty content string is kept, not left out"},
+		{name: "UserNamed", msg: oai.ChatCompletionMessageParamUnion{OfUser: &oai.ChatCompletionUserMessageParam{Name: oai.String("bob"), Content: oai.ChatCompletionUserMessageParamContentUnion{OfString: oai.String("hi")}}}, reason: "name stays in Extra"},
+		{name: "UserImage", msg: oai.UserMessage([]oai.ChatCompletionContentPartUnionParam{oai.TextContentPart("Where?"), oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: "data:image/png;base64,iVBORw0KGgo=", Detail: "high"})}),
+			reason: "an image is a file part, counted by media type, never its bytes",
+			check: func(t *testing.T, m recap.Message) {
+				want(t, len(m.Parts) == 2 && m.Parts[1].IsFile() && m.Parts[1].MediaType == "image/png" && !strings.Contains(m.Text(), "iVBOR"), m)
+			}},
+		{name: "UserFile", msg: oai.UserMessage([]oai.ChatCompletionContentPartUnionParam{oai.FileContentPart(oai.ChatCompletionContentPartFileFileParam{FileID: oai.String("file-1"), Filename: oai.String("a.pdf")})}), reason: "a file block keeps its file_id"},
+		{name: "UserAudio", msg: oai.UserMessage([]oai.ChatCompletionContentPartUnionParam{oai.InputAudioContentPart(oai.ChatCompletionContentPartInputAudioInputAudioParam{Data: "AAAA", Format: "wav"})}), reason: "an audio block is a file part"},
+		{name: "Assistant", msg: oai.AssistantMessage("Sure."), reason: "an answer"},
+		{name: "AssistantParts", msg: oai.ChatCompletionMessageParamUnion{OfAssistant: &oai.ChatCompletionAssistantMessageParam{Content: oai.ChatCompletionAssistantMessageParamContentUnion{OfArrayOfContentParts: []oai.ChatCompletionAssistantMessageParamContentArrayOfContentPartUnion{{OfText: &oai.ChatCompletionContentPartTextParam{Text: "t"}}, {OfRefusal: &oai.ChatCompletionContentPartRefusalParam{Refusal: "no"}}}}}},
+			reason: "text and refusal blocks of an assistant"},
+		{name: "Refusal", msg: oai.ChatCompletionMessageParamUnion{OfAssistant: &oai.ChatCompletionAssistantMessageParam{Refusal: oai.String("I cannot book flights.")}}, reason: "refusal is counted",
+			check: func(t *testing.T, m recap.Message) { want(t, m.Text() == "I cannot book flights.", m) }},
+		{name: "ParallelCalls", msg: withCalls(toolCall("c1", "weather", `{"city":"Lisbon"}`), toolCall("c2", "weather", `{ "city" : "Porto" }`)),
+			reason: "parallel calls are tool-call parts; arguments keep their bytes",
+			check: func(t *testing.T, m recap.Message) {
+				want(t, len(m.Parts) == 2 && m.Parts[0].Type == recap.PartToolCall && m.Parts[1].ToolCallID == "c2", m)
+			}},
+		{name: "CallBadJSON", msg: withCalls(toolCall("c3", "f", "not json {")), reason: "arguments that are not JSON stay a string"},
+		{name: "CustomCall", msg: withCalls(oai.ChatCompletionMessageToolCallUnionParam{OfCustom: &oai.ChatCompletionMessageCustomToolCallParam{ID: "c4", Custom: oai.ChatCompletionMessageCustomToolCallCustomParam{Name: "sql", Input: "SELECT 1"}}}),
+			reason: "a custom tool call is a tool call too"},
+		{name: "Tool", msg: oai.ToolMessage(`{"temp":21}`, "c1"), reason: "a tool message is a tool-result part of its call",
+			check: func(t *testing.T, m recap.Message) {
+				want(t, m.Role == recap.RoleTool && len(m.Parts) == 1 && m.Parts[0].ToolCallID == "c1", m)
+			}},
+		{name: "ToolParts", msg: oai.ToolMessage([]oai.ChatCompletionContentPartTextParam{{Text: "a"}}, "c1"), reason: "a tool result as text blocks"},
+		{name: "Function", msg: oai.ChatCompletionMessageParamUnion{OfFunction: &oai.ChatCompletionFunctionMessageParam{Name: "f", Content: oai.String("x")}}, reason: "the deprecated function role survives"},
+		{name: "Audio", msg: oai.ChatCompletionMessageParamUnion{OfAssistant: &oai.ChatCompletionAssistantMessageParam{Audio: oai.ChatCompletionAssistantMessageParamAudio{ID: "aud_1"}}}, reason: "an audio reference stays in Extra"},
+		{name: "FunctionCall", msg: oai.ChatCompletionMessageParamUnion{OfAssistant: &oai.ChatCompletionAssistantMessageParam{FunctionCall: oai.ChatCompletionAssistantMessageParamFunctionCall{Name: "f", Arguments: "{}"}}}, reason: "a deprecated function_call stays in Extra"},
+		{name: "UnknownMember", msg: override(`{"role":"user","content":"x","metadata":{"a":1}}`), reason: "a member the SDK does not know is sent as it is"},
+		{name: "OwnID", msg: override(`{"id":"m1","role":"user","content":"x"}`), reason: "an id of the caller's is the message's ID, and stays",
+			check: func(t *testing.T, m recap.Message) { want(t, m.ID == "m1" && m.Format == recap.FormatOpenAI, m) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msgs, err := openai.FromChatCompletion([]oai.ChatCompletionMessageParamUnion{tt.msg})
+			if err != nil {
+				t.Fatalf("FromChatCompletion: %v (%s)", err, tt.reason)
+			}
+			if msgs[0].Format != recap.FormatOpenAI || msgs[0].ID == "" {
+				t.Errorf("format %v, ID %q", msgs[0].Format, msgs[0].ID)
+			}
+			if tt.check != nil {
+				tt.check(t, msgs[0])
+			}
+			back, err := openai.ToChatCompletion(msgs)
+			if err != nil {
+				t.Fatalf("ToChatCompletion: %v (%s)", err, tt.reason)
+			}
+			if diff := cmp.Diff(jsonOf(t, []oai.ChatCompletionMessageParamUnion{tt.msg}), jsonOf(t, back)); diff != "" {
+				t.Errorf("%s: round trip mismatch (-want +got):\n%s", tt.reason, diff)
+			}
+		})
+	}
+}
+
+// want reports m unless ok.
+func want(t *testing.T, ok bool, m recap.Message) {
+	t.Helper()
+	if !ok {
+		t.Errorf("converted to %+v", m)
+	}
+}
+
 func TestChatCompletionRoundTrip(t *testing.T) {
-	chat := append(agentChat(3), oai.DeveloperMessage("Answer in English."),
-		oai.ChatCompletionMessageParamUnion{OfAssistant: &oai.ChatCompletionAssistantMessageParam{Refusal: oai.String("I cannot book flights.")}})
+	chat := agentChat(3)
 	msgs, err := openai.FromChatCompletion(chat)
 	if err != nil {
 		t.Fatal(err)
@@ -79,15 +168,12 @@ func TestChatCompletionRoundTrip(t *testing.T) {
 			t.Errorf("message %d: format %v, ID %q", i, m.Format, m.ID)
 		}
 	}
-	if msgs[2].Role != recap.RoleAssistant || len(msgs[2].Parts) != 2 || msgs[3].Role != recap.RoleTool || msgs[3].Parts[0].ToolCallID != "call_1a" {
-		t.Errorf("tool calls and results not modelled: %+v %+v", msgs[2], msgs[3])
-	}
 	back, err := openai.ToChatCompletion(msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(jsonOf(t, chat), jsonOf(t, back)); diff != "" {
-		t.Errorf("round trip changed the chat (-before +after):\n%s", diff)
+		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 	}
 	// An older snapshot's IDs are a prefix of the grown chat's.
 	older, _ := openai.FromChatCompletion(chat[:5])
@@ -95,6 +181,99 @@ func TestChatCompletionRoundTrip(t *testing.T) {
 		if older[i].ID != msgs[i].ID {
 			t.Fatalf("message %d: ID %q in the older snapshot, %q now", i, older[i].ID, msgs[i].ID)
 		}
+	}
+	// The caller's slices are not modified.
+	if diff := cmp.Diff(jsonOf(t, agentChat(3)), jsonOf(t, chat)); diff != "" {
+		t.Errorf("FromChatCompletion modified its input (-want +got):\n%s", diff)
+	}
+}
+
+func TestFromChatCompletionErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		msg    oai.ChatCompletionMessageParamUnion
+		reason string
+	}{
+		{"Zero", oai.ChatCompletionMessageParamUnion{}, "no variant set: the SDK writes null"},
+		{"NoRole", override(`{"content":"x"}`), "a message needs a role"},
+		{"UnknownRole", override(`{"role":"wizard","content":"x"}`), "not a role of the API"},
+		{"RoleNotString", override(`{"role":5}`), "a member of the wrong type"},
+		{"NotObject", override(`[1]`), "not a message"},
+		{"Parts", override(`{"role":"user","parts":[{"type":"text","text":"x"}]}`), "a UIMessage is not a Chat Completions message"},
+		{"CallWithoutType", override(`{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`), "a tool call without a type cannot be written back"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chat := []oai.ChatCompletionMessageParamUnion{oai.SystemMessage("s"), tt.msg}
+			_, err := openai.FromChatCompletion(chat)
+			if err == nil || !strings.Contains(err.Error(), "message 1") {
+				t.Errorf("FromChatCompletion = %v, want an error naming message 1 (%s)", err, tt.reason)
+			}
+		})
+	}
+}
+
+func TestToChatCompletionErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		msg    recap.Message
+		reason string
+	}{
+		{"NoRole", recap.Message{ID: "x", Content: "x", Format: recap.FormatOpenAI}, "a message needs a role"},
+		{"UnknownRole", recap.Message{ID: "x", Role: "wizard", Content: "x", Format: recap.FormatOpenAI}, "not a role of the API"},
+		{"TwoResults", recap.Message{ID: "x", Role: recap.RoleTool, Format: recap.FormatOpenAI, Parts: []recap.Part{{Type: recap.PartToolResult, ToolCallID: "a"}, {Type: recap.PartToolResult, ToolCallID: "b"}}}, "a tool message answers one call"},
+		{"BadExtra", recap.Message{ID: "x", Role: recap.RoleUser, Content: "x", Format: recap.FormatOpenAI, Extra: map[string]json.RawMessage{"k": json.RawMessage("{bad")}}, "Extra must hold JSON"},
+		{"UIToolPart", recap.Message{ID: "x", Role: recap.RoleAssistant, Format: recap.FormatUI, Parts: []recap.Part{{Type: "tool-weather", ToolCallID: "c1", State: "output-available"}}}, "an AI SDK tool part has no Chat Completions form"},
+		{"UIFile", recap.Message{ID: "x", Role: recap.RoleUser, Format: recap.FormatUI, Parts: []recap.Part{{Type: recap.PartFile, URL: "https://x/a.png", MediaType: "image/png"}}}, "a UIMessage file is not a Chat Completions block"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := openai.ToChatCompletion([]recap.Message{{ID: "s", Role: recap.RoleSystem, Content: "s"}, tt.msg})
+			if !errors.Is(err, openai.ErrNotConvertible) || !strings.Contains(err.Error(), "message 1 (x)") {
+				t.Errorf("ToChatCompletion = %v, want ErrNotConvertible naming message 1 (%s)", err, tt.reason)
+			}
+		})
+	}
+}
+
+// TestToChatCompletionOtherFormats: a message that is not an OpenAI one
+// (a plain summary, a UIMessage's text, a plain message with tool parts)
+// is written as the OpenAI message it stands for.
+func TestToChatCompletionOtherFormats(t *testing.T) {
+	tests := []struct {
+		name   string
+		msg    recap.Message
+		want   string
+		reason string
+	}{
+		{"PlainSummary", recap.NewTextMessage(recap.FormatPlain, recap.SummaryIDPrefix+"m9", recap.RoleSystem, "The summary."),
+			`{"role":"system","content":"The summary."}`, "the summary of a plain chat, without its id"},
+		{"UserSummary", recap.NewTextMessage(recap.FormatPlain, recap.SummaryIDPrefix+"m9", recap.RoleUser, "The summary."),
+			`{"role":"user","content":"The summary."}`, "WithSummaryRole(RoleUser)"},
+		{"UIText", recap.NewTextMessage(recap.FormatUI, "u1", recap.RoleAssistant, "Hi."),
+			`{"role":"assistant","content":[{"type":"text","text":"Hi."}]}`, "a UIMessage's text part, without its id and metadata"},
+		{"PlainCall", recap.Message{ID: "p1", Role: recap.RoleAssistant, Parts: []recap.Part{{Type: recap.PartToolCall, ToolCallID: "c1", ToolName: "f", Input: json.RawMessage(`{"a":1}`), Wire: recap.WireValue}}, Extra: map[string]json.RawMessage{"createdAt": json.RawMessage(`1`)}},
+			`{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}`, "arguments as a string of JSON, as the API wants"},
+		{"PlainResult", recap.Message{ID: "p2", Role: recap.RoleTool, Parts: []recap.Part{{Type: recap.PartToolResult, ToolCallID: "c1", Output: json.RawMessage(`"sunny"`), Wire: recap.WireValue}}},
+			`{"role":"tool","tool_call_id":"c1","content":"sunny"}`, "a string result as the content string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := openai.ToChatCompletion([]recap.Message{tt.msg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w any
+			if err := json.Unmarshal([]byte(tt.want), &w); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(w, jsonOf(t, out[0])); diff != "" {
+				t.Errorf("%s: mismatch (-want +got):\n%s", tt.reason, diff)
+			}
+			if *out[0].GetRole() != string(tt.msg.Role) {
+				t.Errorf("the SDK reads role %q", *out[0].GetRole())
+			}
+		})
 	}
 }
 
@@ -104,58 +283,64 @@ func TestChatCompletionRoundTrip(t *testing.T) {
 // message), and the next turn, sent as the payload echoed back plus a new
 // question, keeps the summary.
 func TestChatCompletionThroughCompressor(t *testing.T) {
-	var calls int
-	sum := recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
-		calls++
-		return fmt.Sprintf("Summary %d: the user plans a Lisbon and Porto trip; weather looked up day by day.", calls), nil
-	})
-	c, err := recap.New(sum, recap.NewMemoryStore(), recap.WithTriggerTokens(200), recap.WithWindowConversations(1),
-		recap.WithMessageOverhead(recap.OpenAIMessageOverhead))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chat := agentChat(6)
-	msgs, err := openai.FromChatCompletion(chat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Compress(context.Background(), "chat-1", msgs)
-	if err != nil || !res.Summarized || res.Err != nil {
-		t.Fatalf("Compress = %+v, %v", res.Summary, err)
-	}
-	payload, err := openai.ToChatCompletion(res.Payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newServer(t, response{status: 200, body: completion("Pack a jacket.", "stop")})
-	client := oai.NewClient(option.WithAPIKey("sk-test"), option.WithBaseURL(s.URL+"/v1"))
-	if _, err := client.Chat.Completions.New(context.Background(), oai.ChatCompletionNewParams{Model: "gpt-4o", Messages: payload}); err != nil {
-		t.Fatal(err)
-	}
-	sent := s.Body(0)["messages"].([]any)
-	checkChatRequest(t, sent)
-	if m := sent[1].(map[string]any); m["role"] != "system" || m["content"] != res.Summary.Text {
-		t.Errorf("message 1 sent: %v, want the summary as a system message", m)
-	}
+	for _, role := range []recap.Role{recap.RoleSystem, recap.RoleUser} {
+		t.Run(string(role), func(t *testing.T) {
+			var calls int
+			sum := recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
+				calls++
+				return fmt.Sprintf("Summary %d: the user plans a Lisbon and Porto trip; weather looked up day by day.", calls), nil
+			})
+			c, err := recap.New(sum, recap.NewMemoryStore(), recap.WithTriggerTokens(200), recap.WithWindowConversations(1),
+				recap.WithMessageOverhead(recap.OpenAIMessageOverhead), recap.WithSummaryRole(role))
+			if err != nil {
+				t.Fatal(err)
+			}
+			chat := agentChat(6)
+			msgs, err := openai.FromChatCompletion(chat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Compress(context.Background(), "chat-1", msgs)
+			if err != nil || !res.Summarized || res.Err != nil {
+				t.Fatalf("Compress = %+v, %v", res.Summary, err)
+			}
+			payload, err := openai.ToChatCompletion(res.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := newServer(t, response{status: 200, body: completion("Pack a jacket.", "stop")})
+			client := oai.NewClient(option.WithAPIKey("sk-test"), option.WithBaseURL(s.URL+"/v1"))
+			if _, err := client.Chat.Completions.New(context.Background(), oai.ChatCompletionNewParams{Model: "gpt-4o", Messages: payload}); err != nil {
+				t.Fatal(err)
+			}
+			sent := s.Body(0)["messages"].([]any)
+			checkChatRequest(t, sent)
+			if m := sent[1].(map[string]any); m["role"] != string(role) || m["content"] != res.Summary.Text || len(m) != 2 {
+				t.Errorf("message 1 sent: %v, want the summary as a %s message", m, role)
+			}
 
-	// Next turn: the payload echoed back, an answer and a new question.
-	next := append(payload, oai.AssistantMessage("Pack a jacket."), oai.UserMessage("And for day 7?"))
-	msgs, err = openai.FromChatCompletion(next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res2, err := c.Compress(context.Background(), "chat-1", msgs)
-	if err != nil || res2.Stale || res2.Older || res2.Err != nil {
-		t.Fatalf("next turn: %+v, %v", res2, err)
-	}
-	if !res2.Summary.Equal(res.Summary) && !res2.Summarized {
-		t.Errorf("next turn's summary %+v, want %+v kept", res2.Summary, res.Summary)
-	}
-	if calls != 1+btoi(res2.Summarized) {
-		t.Errorf("%d summarizations", calls)
-	}
-	if _, err := openai.ToChatCompletion(res2.Payload); err != nil {
-		t.Fatal(err)
+			// Next turn: the payload echoed back, an answer and a new question.
+			next := append(payload, oai.AssistantMessage("Pack a jacket."), oai.UserMessage("And for day 7?"))
+			msgs, err = openai.FromChatCompletion(next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res2, err := c.Compress(context.Background(), "chat-1", msgs)
+			if err != nil || res2.Stale || res2.Older || res2.Err != nil {
+				t.Fatalf("next turn: %+v, %v", res2, err)
+			}
+			if !res2.Summary.Equal(res.Summary) && !res2.Summarized {
+				t.Errorf("next turn's summary %+v, want %+v kept", res2.Summary, res.Summary)
+			}
+			if calls != 1+btoi(res2.Summarized) {
+				t.Errorf("%d summarizations", calls)
+			}
+			payload2, err := openai.ToChatCompletion(res2.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkChatRequest(t, jsonOf(t, payload2).([]any))
+		})
 	}
 }
 
@@ -166,10 +351,12 @@ func btoi(b bool) int {
 	return 0
 }
 
-// checkChatRequest checks the messages of a Chat Completions request: every
-// tool message answers a call of an assistant message before it, after
-// which only tool messages come until all its calls are answered.
-func checkChatRequest(t *testing.T, msgs []any) {
+// checkChatRequest checks the messages of a Chat Completions request as
+// the API does: every tool message answers a call of the assistant
+// message before it, after which only tool messages come until all its
+// calls are answered. (The API requires no alternation of roles and no
+// particular first message.)
+func checkChatRequest(t testing.TB, msgs []any) {
 	t.Helper()
 	open := map[string]bool{}
 	for i, raw := range msgs {
@@ -181,7 +368,7 @@ func checkChatRequest(t *testing.T, msgs []any) {
 				t.Errorf("message %d: tool result %q without its call before it", i, id)
 			}
 			delete(open, id)
-		default:
+		case "system", "developer", "user", "assistant":
 			if len(open) > 0 {
 				t.Errorf("message %d (%v): calls %v not answered before it", i, m["role"], open)
 			}
@@ -189,170 +376,68 @@ func checkChatRequest(t *testing.T, msgs []any) {
 			for _, c := range calls {
 				open[c.(map[string]any)["id"].(string)] = true
 			}
+		default:
+			t.Errorf("message %d: role %v", i, m["role"])
 		}
 	}
-}
-
-// responsesItems is a Responses API conversation with every kind of item
-// a backend sends back: easy and typed messages, an image, reasoning, a
-// function call and its output, a custom tool call, a web search, an
-// output message with annotations and an item reference.
-func responsesItems() responses.ResponseInputParam {
-	raw := `[
-{"role":"system","content":"You are a travel agent."},
-{"type":"message","role":"user","content":[{"type":"input_text","text":"Weather in Lisbon?"},{"type":"input_image","image_url":"https://example.com/map.png","detail":"low"}]},
-{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"The user wants the weather; call the tool."}],"encrypted_content":"gAAAA-opaque"},
-{"type":"function_call","id":"fc_1","call_id":"call_1","name":"weather","arguments":"{\"city\":\"Lisbon\"}","status":"completed"},
-{"type":"function_call_output","call_id":"call_1","output":"{\"temp\":21}"},
-{"type":"custom_tool_call","id":"ctc_1","call_id":"call_2","name":"sql","input":"SELECT 1"},
-{"type":"custom_tool_call_output","call_id":"call_2","output":"1"},
-{"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"Lisbon weather"}},
-{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"21 degrees and clear.","annotations":[]}]},
-{"type":"item_reference","id":"msg_0"},
-{"role":"user","content":"Thanks! And Porto?"}
-]`
-	var list []json.RawMessage
-	if err := json.Unmarshal([]byte(raw), &list); err != nil {
-		panic(err)
-	}
-	// Items as a backend holds them: built by the SDK's constructors, or
-	// kept as the JSON the API returned (param.Override).
-	items := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage("You are a travel agent.", responses.EasyInputMessageRoleSystem)}
-	for _, it := range list[1:] {
-		items = append(items, param.Override[responses.ResponseInputItemUnionParam](it))
-	}
-	return items
-}
-
-func TestResponsesRoundTrip(t *testing.T) {
-	items := responsesItems()
-	msgs, err := openai.FromResponsesInput(items)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roles := make([]recap.Role, len(msgs))
-	for i, m := range msgs {
-		roles[i] = m.Role
-	}
-	want := []recap.Role{"system", "user", "assistant", "assistant", "tool", "assistant", "tool", "assistant", "assistant", "assistant", "user"}
-	if diff := cmp.Diff(want, roles); diff != "" {
-		t.Errorf("roles (-want +got):\n%s", diff)
-	}
-	if p := msgs[1].Parts[1]; !p.IsFile() || p.MediaType != "image/*" {
-		t.Errorf("input_image part %+v, want a file part", p)
-	}
-	if msgs[4].Parts[0].ToolCallID != "call_1" || msgs[3].Parts[0].ToolCallID != "call_1" {
-		t.Errorf("function call pair: %+v / %+v", msgs[3].Parts, msgs[4].Parts)
-	}
-	if !strings.Contains(msgs[2].Text(), "call the tool") || strings.Contains(msgs[2].Text(), "gAAAA") {
-		t.Errorf("reasoning counted as %q", msgs[2].Text())
-	}
-	back, err := openai.ToResponsesInput(msgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(jsonOf(t, items), jsonOf(t, back)); diff != "" {
-		t.Errorf("round trip changed the items (-before +after):\n%s", diff)
+	if len(open) > 0 {
+		t.Errorf("calls %v not answered at the end", open)
 	}
 }
 
-// TestResponsesThroughCompressor: Responses items through a Compressor and
-// back, sent with the SDK to an httptest server: the summary is a system
-// message item, every output item follows its call, and the echoed
-// payload keeps the summary on the next turn.
-func TestResponsesThroughCompressor(t *testing.T) {
-	var items responses.ResponseInputParam
-	items = append(items, responses.ResponseInputItemParamOfMessage("You are a travel agent.", responses.EasyInputMessageRoleSystem))
-	for i := 1; i <= 6; i++ {
-		call := fmt.Sprintf("call_%d", i)
-		items = append(items,
-			responses.ResponseInputItemParamOfMessage(fmt.Sprintf("Turn %d: the weather in Lisbon on day %d, and what to pack for the evening?", i, i), responses.EasyInputMessageRoleUser),
-			responses.ResponseInputItemParamOfFunctionCall(fmt.Sprintf(`{"city":"Lisbon","day":%d}`, i), call, "weather"),
-			responses.ResponseInputItemParamOfFunctionCallOutput(fmt.Sprintf(`{"temp":%d}`, 18+i)),
-			responses.ResponseInputItemParamOfMessage(fmt.Sprintf("Day %d: %d degrees; pack a light jacket for the evening breeze by the river.", i, 18+i), responses.EasyInputMessageRoleAssistant))
-		items[len(items)-2].OfFunctionCallOutput.CallID = oai.String(call)
+// randomChat is a random chat of the SDK's messages: any mix of text,
+// images, parallel tool calls (function and custom), results as strings
+// or text blocks, refusals; it ends with a question.
+func randomChat(r *rand.Rand) []oai.ChatCompletionMessageParamUnion {
+	chat := []oai.ChatCompletionMessageParamUnion{oai.SystemMessage("sys")}
+	if r.IntN(3) == 0 {
+		chat = append(chat, oai.DeveloperMessage("dev"))
 	}
-	c, err := recap.New(recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) {
-		return "Summary: Lisbon weather by day, a jacket every evening.", nil
-	}), recap.NewMemoryStore(), recap.WithTriggerTokens(150), recap.WithWindowConversations(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := openai.FromResponsesInput(items)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Compress(context.Background(), "r1", msgs)
-	if err != nil || !res.Summarized {
-		t.Fatalf("Compress = %+v, %v", res, err)
-	}
-	input, err := openai.ToResponsesInput(res.Payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := apitest.New(t, "/v1/responses", apitest.Response{Status: 200, Body: `{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"gpt-4.1","output":[],"parallel_tool_calls":true,"tool_choice":"auto","tools":[]}`})
-	client := oai.NewClient(option.WithAPIKey("sk-test"), option.WithBaseURL(s.URL+"/v1"))
-	_, err = client.Responses.New(context.Background(), responses.ResponseNewParams{Model: "gpt-4.1", Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sent := s.Body(0)["input"].([]any)
-	if m := sent[1].(map[string]any); m["role"] != "system" || m["content"] != res.Summary.Text {
-		t.Errorf("item 1 sent: %v, want the summary", m)
-	}
-	calls := map[string]bool{}
-	for i, raw := range sent {
-		it := raw.(map[string]any)
-		switch it["type"] {
-		case "function_call":
-			calls[it["call_id"].(string)] = true
-		case "function_call_output":
-			if !calls[it["call_id"].(string)] {
-				t.Errorf("item %d: output of %v without its call before it", i, it["call_id"])
+	for turn := 0; turn < 1+r.IntN(12); turn++ {
+		words := strings.Repeat("word ", 1+r.IntN(40))
+		if r.IntN(4) == 0 {
+			chat = append(chat, oai.UserMessage([]oai.ChatCompletionContentPartUnionParam{oai.TextContentPart(words),
+				oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: "data:image/png;base64,iVBORw0KGgo="})}))
+		} else {
+			chat = append(chat, oai.UserMessage(words))
+		}
+		for step := 0; step < r.IntN(3); step++ {
+			var calls []oai.ChatCompletionMessageToolCallUnionParam
+			for k := 0; k <= r.IntN(3); k++ {
+				id := fmt.Sprintf("c%d_%d_%d", turn, step, k)
+				if r.IntN(5) == 0 {
+					calls = append(calls, oai.ChatCompletionMessageToolCallUnionParam{OfCustom: &oai.ChatCompletionMessageCustomToolCallParam{ID: id, Custom: oai.ChatCompletionMessageCustomToolCallCustomParam{Name: "sql", Input: "SELECT " + words}}})
+				} else {
+					calls = append(calls, toolCall(id, "f", fmt.Sprintf(`{"x":%d}`, k)))
+				}
+			}
+			chat = append(chat, withCalls(calls...))
+			for _, c := range calls {
+				id := *c.GetID()
+				if r.IntN(4) == 0 {
+					chat = append(chat, oai.ToolMessage([]oai.ChatCompletionContentPartTextParam{{Text: words}}, id))
+				} else {
+					chat = append(chat, oai.ToolMessage(words, id))
+				}
 			}
 		}
+		if r.IntN(10) == 0 {
+			chat = append(chat, oai.ChatCompletionMessageParamUnion{OfAssistant: &oai.ChatCompletionAssistantMessageParam{Refusal: oai.String("no")}})
+		} else {
+			chat = append(chat, oai.AssistantMessage(words))
+		}
 	}
-
-	next := append(input, responses.ResponseInputItemParamOfMessage("And day 7?", responses.EasyInputMessageRoleUser))
-	msgs, err = openai.FromResponsesInput(next)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res2, err := c.Compress(context.Background(), "r1", msgs)
-	if err != nil || res2.Stale || res2.Older || !res2.Summary.Equal(res.Summary) && !res2.Summarized {
-		t.Fatalf("next turn: %+v, %v", res2, err)
-	}
+	return append(chat, oai.UserMessage("now?"))
 }
 
-// TestChatCompletionRandom: random chats (any mix of text, images,
-// parallel tool calls, refusals) convert back to themselves, and
-// through a Compressor at random settings the payload never holds a tool
-// result without its call.
+// TestChatCompletionRandom: random chats convert back to themselves;
+// through a Compressor at random settings the payload is a valid request
+// (no tool result without its call), and the payload echoed back with a
+// new question keeps the summary.
 func TestChatCompletionRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n < 200; n++ {
-		chat := []oai.ChatCompletionMessageParamUnion{oai.SystemMessage("sys")}
-		for turn := 0; turn < 1+r.IntN(12); turn++ {
-			words := strings.Repeat("word ", 1+r.IntN(40))
-			if r.IntN(4) == 0 {
-				chat = append(chat, oai.UserMessage([]oai.ChatCompletionContentPartUnionParam{oai.TextContentPart(words),
-					oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: "data:image/png;base64,iVBORw0KGgo="})}))
-			} else {
-				chat = append(chat, oai.UserMessage(words))
-			}
-			for step := 0; step < r.IntN(3); step++ {
-				var calls []oai.ChatCompletionMessageToolCallUnionParam
-				for k := 0; k <= r.IntN(3); k++ {
-					calls = append(calls, toolCall(fmt.Sprintf("c%d_%d_%d", turn, step, k), "f", `{"x":1}`))
-				}
-				chat = append(chat, oai.ChatCompletionMessageParamUnion{OfAssistant: &oai.ChatCompletionAssistantMessageParam{ToolCalls: calls}})
-				for k := range calls {
-					chat = append(chat, oai.ToolMessage(words, fmt.Sprintf("c%d_%d_%d", turn, step, k)))
-				}
-			}
-			chat = append(chat, oai.AssistantMessage(words))
-		}
-		chat = append(chat, oai.UserMessage("now?"))
+		chat := randomChat(r)
 		msgs, err := openai.FromChatCompletion(chat)
 		if err != nil {
 			t.Fatal(err)
@@ -362,11 +447,15 @@ func TestChatCompletionRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(jsonOf(t, chat), jsonOf(t, back)); diff != "" {
-			t.Fatalf("chat %d: round trip (-before +after):\n%s", n, diff)
+			t.Fatalf("chat %d: round trip mismatch (-want +got):\n%s", n, diff)
+		}
+		opts := []recap.Option{recap.WithTriggerTokens(20 + r.IntN(200)), recap.WithWindowConversations(1 + r.IntN(3)),
+			recap.WithMaxSummarizeInput([]int{0, 300}[r.IntN(2)])}
+		if r.IntN(2) == 0 {
+			opts = append(opts, recap.WithToolResultClearing(r.IntN(3), 0))
 		}
 		c, err := recap.New(recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) { return "short summary", nil }),
-			recap.NewMemoryStore(), recap.WithTriggerTokens(20+r.IntN(200)), recap.WithWindowConversations(1+r.IntN(3)),
-			recap.WithMaxSummarizeInput([]int{0, 300}[r.IntN(2)]))
+			recap.NewMemoryStore(), opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,5 +468,50 @@ func TestChatCompletionRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkChatRequest(t, jsonOf(t, payload).([]any))
+
+		next := append(payload, oai.AssistantMessage("answer"), oai.UserMessage("and then?"))
+		if msgs, err = openai.FromChatCompletion(next); err != nil {
+			t.Fatal(err)
+		}
+		res2, err := c.Compress(context.Background(), "c", msgs)
+		if err != nil || res2.Stale || res2.Older {
+			t.Fatalf("chat %d, next turn: stale %v, older %v, %v", n, res2.Stale, res2.Older, err)
+		}
+		if res.Summarized && !res2.Summarized && !res2.Summary.Equal(res.Summary) {
+			t.Fatalf("chat %d, next turn: summary %q, want %q kept", n, res2.Summary.Text, res.Summary.Text)
+		}
+		if _, err := openai.ToChatCompletion(res2.Payload); err != nil {
+			t.Fatal(err)
+		}
 	}
+}
+
+// FuzzChatCompletion: any JSON message either fails to convert, or
+// converts back to itself; no input panics.
+func FuzzChatCompletion(f *testing.F) {
+	for _, m := range agentChat(2) {
+		data, _ := json.Marshal(m)
+		f.Add(string(data))
+	}
+	for _, s := range []string{`{"role":"user","content":[]}`, `{"role":"tool","content":null}`, `{"id":"x","role":"user","content":"a"}`,
+		`{"role":"assistant","tool_calls":[{"id":"c","type":"custom","custom":{"name":"n","input":"i"}}]}`, `null`, `{"role":"user","parts":[]}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !json.Valid([]byte(raw)) {
+			return // the SDK cannot send it
+		}
+		chat := []oai.ChatCompletionMessageParamUnion{override(raw)}
+		msgs, err := openai.FromChatCompletion(chat)
+		if err != nil {
+			return
+		}
+		back, err := openai.ToChatCompletion(msgs)
+		if err != nil {
+			t.Fatalf("%s: converted, but not back: %v", raw, err)
+		}
+		if diff := cmp.Diff(jsonOf(t, chat), jsonOf(t, back)); diff != "" {
+			t.Fatalf("%s: round trip mismatch (-want +got):\n%s", raw, diff)
+		}
+	})
 }

@@ -7,7 +7,15 @@
 // new messages, delimited and declared as data. Requests that fail with 408,
 // 409, 429 or a 5xx status, or on the network, are retried with exponential
 // backoff that honours Retry-After (and Retry-After-Ms), by the SDK;
-// cancelling the context stops both the request and the wait.
+// cancelling the context stops both the request and the wait. New builds
+// the SDK client; NewWithClient takes one the caller configured (Azure,
+// a proxy, tracing middleware).
+//
+// The package also converts a backend's own chat to recap's messages and
+// a payload back, losslessly: Chat Completions messages with
+// [FromChatCompletion] and [ToChatCompletion], Responses API input items
+// with [FromResponsesInput] and [ToResponsesInput]. The conversions are
+// pure functions: no network, no state.
 package openai
 
 import (
@@ -118,8 +126,12 @@ func New(apiKey string, opts ...Option) (*Summarizer, error) {
 // HTTP client, retries and middleware. The options that would build a
 // client (WithBaseURL, WithHTTPClient, WithMaxRetries) are an error here:
 // configure the client instead, or pass request options with
-// WithRequestOptions.
+// WithRequestOptions. A zero Client, not made by oai.NewClient, is an
+// error too: it has no base URL to send to.
 func NewWithClient(client oai.Client, opts ...Option) (*Summarizer, error) {
+	if client.Options == nil {
+		return nil, errors.New("openai: NewWithClient: a zero client: make it with oai.NewClient")
+	}
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
