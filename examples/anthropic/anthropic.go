@@ -1,11 +1,18 @@
-// Package anthropic is a [recap.Summarizer] on Anthropic's Messages API
-// (github.com/anthropics/anthropic-sdk-go).
+// Package anthropic connects recap to Anthropic's Messages API
+// (github.com/anthropics/anthropic-sdk-go): a [recap.Summarizer] on a
+// Claude model, conversions between the SDK's request (system blocks and
+// messages) and recap messages (FromMessages, ToMessages), and the exact
+// token count of a payload (CountTokens) for a [recap.Calibrator].
 //
-// The prompt is recap's [recap.RenderPrompt]: the previous summary and the
-// new messages, delimited and declared as data. Requests that fail with 408,
-// 409, 429 or a 5xx status (including 529 overloaded), or on the network,
-// are retried with exponential backoff that honours Retry-After, by the
-// SDK; cancelling the context stops both the request and the wait.
+// The Summarizer's prompt is recap's [recap.RenderPrompt]: the previous
+// summary and the new messages, delimited and declared as data. Requests
+// that fail with 408, 409, 429 or a 5xx status (including 529 overloaded),
+// or on the network, are retried with exponential backoff that honours
+// Retry-After, by the SDK; cancelling the context stops both the request
+// and the wait. New builds the SDK client from an API key; NewWithClient
+// takes one the caller configured.
+//
+// The conversions are pure functions: no network, no state.
 package anthropic
 
 import (
@@ -32,6 +39,11 @@ const (
 // ErrTruncated reports a summary cut off at the output token limit, which
 // recap must not store as if it were whole.
 var ErrTruncated = errors.New("anthropic: summary truncated at the output token limit")
+
+// ErrInvalidOption is matched by the errors of New and NewWithClient for
+// an option that is nil, out of range, or, with NewWithClient, one that
+// would build a client.
+var ErrInvalidOption = errors.New("anthropic: invalid option")
 
 // Summarizer summarizes with a Claude model. It is safe for concurrent use.
 type Summarizer struct {
@@ -112,16 +124,16 @@ func New(apiKey string, opts ...Option) (*Summarizer, error) {
 // NewWithClient returns a Summarizer that sends its requests through
 // client, as the caller configured it: its authentication, base URL,
 // HTTP client, retries and middleware. The options that would build a
-// client (WithBaseURL, WithHTTPClient, WithMaxRetries) are an error here:
-// configure the client instead, or pass request options with
-// WithRequestOptions.
+// client (WithBaseURL, WithHTTPClient, WithMaxRetries) are an error here,
+// matching ErrInvalidOption, rather than silently ignored: configure the
+// client instead, or pass request options with WithRequestOptions.
 func NewWithClient(client sdk.Client, opts ...Option) (*Summarizer, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
 	if len(cfg.clientOpts) > 0 {
-		return nil, fmt.Errorf("anthropic: NewWithClient: %s configure a client, not a request: set them on the client", strings.Join(cfg.clientOpts, ", "))
+		return nil, fmt.Errorf("%w: NewWithClient: %s would configure a client; configure the client you pass instead", ErrInvalidOption, strings.Join(cfg.clientOpts, ", "))
 	}
 	return &Summarizer{client: client, cfg: cfg.Config, reqOpts: cfg.reqOpts}, nil
 }
@@ -131,12 +143,12 @@ func newConfig(opts []Option) (config, error) {
 	cfg := config{Config: llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}}
 	for _, o := range opts {
 		if o == nil {
-			return config{}, fmt.Errorf("anthropic: nil Option")
+			return config{}, fmt.Errorf("%w: nil Option", ErrInvalidOption)
 		}
 		o(&cfg)
 	}
 	if err := cfg.Check("anthropic"); err != nil {
-		return config{}, err
+		return config{}, fmt.Errorf("%w: %s", ErrInvalidOption, strings.TrimPrefix(err.Error(), "anthropic: "))
 	}
 	return cfg, nil
 }

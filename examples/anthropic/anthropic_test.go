@@ -143,8 +143,8 @@ func TestCancel(t *testing.T) {
 
 func TestNewRejectsBadOptions(t *testing.T) {
 	for _, opts := range [][]anthropic.Option{{anthropic.WithModel("")}, {anthropic.WithMaxOutputTokens(0)}, {anthropic.WithMaxRetries(-1)}} {
-		if _, err := anthropic.New("k", opts...); err == nil {
-			t.Errorf("New accepted a bad option")
+		if _, err := anthropic.New("k", opts...); !errors.Is(err, anthropic.ErrInvalidOption) {
+			t.Errorf("New = %v, want ErrInvalidOption", err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -39,12 +40,12 @@ func TestNewWithClient(t *testing.T) {
 	}
 
 	for _, o := range []anthropic.Option{anthropic.WithBaseURL("http://x"), anthropic.WithHTTPClient(http.DefaultClient), anthropic.WithMaxRetries(1)} {
-		if _, err := anthropic.NewWithClient(client, o); err == nil || !strings.Contains(err.Error(), "configure a client") {
-			t.Errorf("NewWithClient with a client-building option = %v, want an error", err)
+		if _, err := anthropic.NewWithClient(client, o); !errors.Is(err, anthropic.ErrInvalidOption) || !strings.Contains(err.Error(), "configure the client") {
+			t.Errorf("NewWithClient with a client-building option = %v, want ErrInvalidOption", err)
 		}
 	}
-	if _, err := anthropic.NewWithClient(client, nil); err == nil {
-		t.Error("nil Option accepted")
+	if _, err := anthropic.NewWithClient(client, nil); !errors.Is(err, anthropic.ErrInvalidOption) {
+		t.Errorf("NewWithClient(nil Option) = %v, want ErrInvalidOption", err)
 	}
 }
 

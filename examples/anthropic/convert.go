@@ -24,28 +24,36 @@ import (
 //	resp, err := client.Messages.New(ctx, sdk.MessageNewParams{Model: model, MaxTokens: 1024, System: system, Messages: payload})
 //
 // Each system block is a system message of recap's (so it is pinned), and
-// each message a message: its content string Content, its blocks Parts.
-// Text blocks are text parts; images and documents file parts (counted by
-// WithMediaTokens, never by their bytes; a plain-text document by its
-// text); tool_use blocks "tool-call" parts (ToolCallID the id, Input the
-// input); tool_result blocks "tool-result" parts (ToolCallID the
-// tool_use_id, Output the content); thinking blocks reasoning parts; any
-// other block (server tool use and results, redacted thinking, search
-// results...) travels unchanged and counts as its JSON. A user message
-// that holds a tool_result block is a tool message to recap: never the
-// start of a turn or of the window, so a cut never separates it from the
-// tool_use before it. Members recap does not model (cache_control,
-// citations, is_error, signature...) stay in Extra, so converting back
-// gives the same JSON. The Messages API has no message IDs: the IDs come
-// from [recap.ChainIDs].
+// each message a message: a lone text block its Content, other content
+// its Parts. Text blocks are text parts; images and documents file parts
+// (counted by WithMediaTokens, never by their bytes; a plain-text document
+// by its text); tool_use blocks "tool-call" parts (ToolCallID the id,
+// Input the input); tool_result blocks "tool-result" parts (ToolCallID the
+// tool_use_id, Output the content); thinking and redacted_thinking blocks
+// reasoning parts (the redacted ones count nothing); any other block
+// (server tool use and results, search results...) travels unchanged and
+// counts as its JSON. A user message that holds a tool_result block is a
+// tool message to recap: never the start of a turn or of the window, so a
+// cut never separates it from the tool_use before it. Members recap does
+// not model (cache_control, citations, is_error, signature...) stay in
+// Extra, so converting back gives the same JSON. The Messages API has no
+// message IDs: the IDs come from [recap.ChainIDs].
 
 // ErrNotConvertible is matched by the errors of ToMessages for a message
 // that has no form in the Messages API.
 var ErrNotConvertible = errors.New("anthropic: message has no Messages API form")
 
 // FromMessages returns system's blocks and msgs as recap messages (see
-// above), with IDs from [recap.ChainIDs]. A block or message the SDK
-// cannot encode, or one without a type or role, is an error naming it.
+// above), with IDs from [recap.ChainIDs]; it does not modify its
+// arguments. The messages are [recap.FormatOpenAI] without an "id" in
+// Extra, so that the summary ToMessages wrote, sent back with the rest of
+// the request, is known again as recap's own (see [recap.Compressor]).
+// A message of the role "system" (one among the messages, not a top-level
+// block) is a system message that keeps the role in Extra, which makes
+// ToMessages write it back among the messages.
+//
+// A block or message the SDK cannot encode, one without a type, or a role
+// other than user, assistant and system, is an error naming it.
 func FromMessages(system []sdk.TextBlockParam, msgs []sdk.MessageParam) ([]recap.Message, error) {
 	out := make([]recap.Message, 0, len(system)+len(msgs))
 	for i, b := range system {
@@ -78,26 +86,38 @@ func FromMessages(system []sdk.TextBlockParam, msgs []sdk.MessageParam) ([]recap
 	return recap.ChainIDs(out), nil
 }
 
+// Message members with a meaning to the conversion, beside role and
+// content.
+const (
+	// memberRole, in the Extra of a system message, says it was a message
+	// of the role "system" rather than a top-level system block.
+	memberRole = "role"
+	// memberCacheControl, in the Extra of a message with Content, is the
+	// cache_control of the text block that Content stands for.
+	memberCacheControl = "cache_control"
+)
+
 // fromMessage converts the members of one message.
-func fromMessage(raw map[string]json.RawMessage) (recap.Message, error) {
+func fromMessage(raw jsonobj.Object) (recap.Message, error) {
 	role, err := jsonobj.String(raw, "role")
 	if err != nil {
 		return recap.Message{}, err
 	}
 	m := recap.Message{Format: recap.FormatOpenAI}
 	switch role {
-	case "user":
+	case string(sdk.MessageParamRoleUser):
 		m.Role = recap.RoleUser
-	case "assistant":
+	case string(sdk.MessageParamRoleAssistant):
 		m.Role = recap.RoleAssistant
+	case string(sdk.MessageParamRoleSystem):
+		m.Role = recap.RoleSystem
 	default:
-		return recap.Message{}, fmt.Errorf("role %q is not user or assistant", role)
+		return recap.Message{}, fmt.Errorf("role %q is not user, assistant or system", role)
 	}
 	content := raw["content"]
-	delete(raw, "role")
 	delete(raw, "content")
-	if len(raw) > 0 {
-		m.Extra = raw
+	if m.Role != recap.RoleSystem {
+		delete(raw, memberRole) // the system role stays as the mark of a system message
 	}
 	switch {
 	case len(content) == 0 || string(content) == "null":
@@ -105,14 +125,21 @@ func fromMessage(raw map[string]json.RawMessage) (recap.Message, error) {
 		if err := json.Unmarshal(content, &m.Content); err != nil {
 			return recap.Message{}, err
 		}
-	case isPlainText(content, &m.Content):
-		// One text block and nothing else: Content, as ToMessages writes
-		// it back, so that a summary sent in the first user message is
-		// known again when it comes back.
 	default:
-		var blocks []map[string]json.RawMessage
+		var blocks []jsonobj.Object
 		if err := json.Unmarshal(content, &blocks); err != nil {
 			return recap.Message{}, fmt.Errorf("content: %w", err)
+		}
+		if text, cc, ok := loneText(blocks); ok && raw[memberCacheControl] == nil {
+			// Content, as ToMessages writes the summary, so that a
+			// summary sent in the first user message is known again
+			// when it comes back (with or without the breakpoint
+			// ToMessages put on it).
+			m.Content = text
+			if cc != nil {
+				raw[memberCacheControl] = cc
+			}
+			break
 		}
 		m.Parts = make([]recap.Part, len(blocks))
 		for i, b := range blocks {
@@ -124,44 +151,53 @@ func fromMessage(raw map[string]json.RawMessage) (recap.Message, error) {
 			}
 		}
 	}
+	if len(raw) > 0 {
+		m.Extra = raw
+	}
 	return m, nil
 }
 
-// isPlainText reports whether content is one text block of no other
-// members than its type and text, and sets *text to its text if so.
-func isPlainText(content json.RawMessage, text *string) bool {
-	var blocks []map[string]json.RawMessage
-	if json.Unmarshal(content, &blocks) != nil || len(blocks) != 1 || len(blocks[0]) != 2 {
-		return false
+// loneText reports whether blocks is one non-empty text block with no
+// other members than its type, its text and a cache_control, and returns
+// its text and its cache_control (nil if it has none) if so.
+func loneText(blocks []jsonobj.Object) (text string, cacheControl json.RawMessage, ok bool) {
+	if len(blocks) != 1 {
+		return "", nil, false
 	}
-	if typ, err := jsonobj.String(blocks[0], "type"); err != nil || typ != blockText {
-		return false
+	b := blocks[0]
+	for name, v := range b {
+		if name != "type" && name != "text" && (name != memberCacheControl || string(v) == "null") {
+			return "", nil, false
+		}
 	}
-	s, err := jsonobj.String(blocks[0], "text")
-	if err != nil || s == "" {
-		return false
+	if typ, err := jsonobj.String(b, "type"); err != nil || typ != blockText {
+		return "", nil, false
 	}
-	*text = s
-	return true
+	text, err := jsonobj.String(b, "text")
+	if err != nil || text == "" {
+		return "", nil, false
+	}
+	return text, b[memberCacheControl], true
 }
 
 // Block types with a meaning to the conversion.
 const (
-	blockText       = "text"
-	blockImage      = "image"
-	blockDocument   = "document"
-	blockToolUse    = "tool_use"
-	blockToolResult = "tool_result"
-	blockThinking   = "thinking"
+	blockText             = "text"
+	blockImage            = "image"
+	blockDocument         = "document"
+	blockToolUse          = "tool_use"
+	blockToolResult       = "tool_result"
+	blockThinking         = "thinking"
+	blockRedactedThinking = "redacted_thinking"
 )
 
 // opaqueMark, in a part's Extra, marks a block carried unchanged: the
-// part's Text is only what recap counts of it.
+// part's Extra is the block, and its Text only what recap counts of it.
 const opaqueMark = "\x00recap-opaque"
 
 // blockPart converts one content block; b keeps the members recap does
 // not model.
-func blockPart(b map[string]json.RawMessage) (recap.Part, error) {
+func blockPart(b jsonobj.Object) (recap.Part, error) {
 	typ, err := jsonobj.String(b, "type")
 	if err != nil || typ == "" {
 		return recap.Part{}, fmt.Errorf("a block needs a type (%v)", err)
@@ -172,16 +208,24 @@ func blockPart(b map[string]json.RawMessage) (recap.Part, error) {
 		delete(b, name)
 		return s, err
 	}
-	switch typ {
-	case blockText:
+	_, signed := b["signature"]
+	switch {
+	case typ == blockText:
 		delete(b, "type")
 		p.Type = recap.PartText
 		p.Text, err = take("text")
-	case blockThinking:
+	case typ == blockThinking && signed:
+		// Unsigned thinking is not Claude's and ToMessages would leave it
+		// out: such a block is carried as it is, below.
 		delete(b, "type")
 		p.Type = recap.PartReasoning
 		p.Text, err = take("thinking")
-	case blockToolUse:
+	case typ == blockRedactedThinking:
+		// Encrypted: it counts nothing (Claude ignores the thinking of
+		// earlier turns) and travels unchanged.
+		p.Type = recap.PartReasoning
+		b[opaqueMark] = nil
+	case typ == blockToolUse:
 		delete(b, "type")
 		p.Type, p.Wire = recap.PartToolCall, recap.WireValue
 		if p.ToolCallID, err = take("id"); err == nil {
@@ -189,7 +233,7 @@ func blockPart(b map[string]json.RawMessage) (recap.Part, error) {
 		}
 		p.Input = b["input"]
 		delete(b, "input")
-	case blockToolResult:
+	case typ == blockToolResult:
 		delete(b, "type")
 		p.Type = recap.PartToolResult
 		p.ToolCallID, err = take("tool_use_id")
@@ -197,37 +241,38 @@ func blockPart(b map[string]json.RawMessage) (recap.Part, error) {
 			delete(b, "content")
 			p.Output, p.Wire = c, recap.WireValue
 			if len(c) > 0 && c[0] == '"' {
-				p.Wire = recap.WireString
+				p.Wire = recap.WireString // counted as its string
 			}
 		}
-	case blockImage, blockDocument:
-		// A file part for recap; every member, type included, stays.
-		p.Type = recap.PartFile
+	case typ == blockImage || typ == blockDocument:
 		var src struct {
 			Type      string `json:"type"`
 			MediaType string `json:"media_type"`
 			Data      string `json:"data"`
 		}
 		json.Unmarshal(b["source"], &src) // absent or odd: no media type
-		p.MediaType = src.MediaType
-		if p.MediaType == "" {
-			p.MediaType = map[string]string{blockImage: "image/*", blockDocument: "application/pdf"}[typ]
-		}
-		if title, err := jsonobj.String(b, "title"); err == nil {
-			p.Filename = title
-		}
-		if typ == blockDocument && src.Type == "text" {
+		switch {
+		case typ == blockDocument && src.Type == "text":
 			// A plain-text document costs its text, which recap counts.
 			p = recap.Part{Type: typ, Text: src.Data}
 			b[opaqueMark] = nil
+		case typ == blockDocument && src.Type == "content":
+			// Text blocks in a document: counted as their JSON.
+			p = opaquePart(typ, b)
+		default:
+			// A file part for recap, never counted by its bytes; every
+			// member, the type included, stays.
+			p.Type = recap.PartFile
+			p.MediaType = src.MediaType
+			if p.MediaType == "" {
+				p.MediaType = map[string]string{blockImage: "image/*", blockDocument: "application/pdf"}[typ]
+			}
+			if title, err := jsonobj.String(b, "title"); err == nil {
+				p.Filename = title
+			}
 		}
 	default:
-		// Carried unchanged, counted as its JSON.
-		p.Type = typ
-		if data, err := json.Marshal(b); err == nil {
-			p.Text = string(data)
-		}
-		b[opaqueMark] = nil
+		p = opaquePart(typ, b)
 	}
 	if err != nil {
 		return recap.Part{}, err
@@ -238,57 +283,99 @@ func blockPart(b map[string]json.RawMessage) (recap.Part, error) {
 	return p, nil
 }
 
+// opaquePart returns a part for a block b of type typ that travels
+// unchanged and counts as its JSON, and marks b so.
+func opaquePart(typ string, b jsonobj.Object) recap.Part {
+	p := recap.Part{Type: typ}
+	if data, err := json.Marshal(b); err == nil {
+		p.Text = string(data)
+	}
+	b[opaqueMark] = nil
+	return p
+}
+
 // A ConvertOption configures ToMessages.
 type ConvertOption func(*convertConfig)
 
+// convertConfig is what the ConvertOptions set.
 type convertConfig struct {
 	noBreakpoint bool
 }
 
 // WithoutCacheBreakpoint keeps ToMessages from adding a cache_control
-// breakpoint after the system blocks.
+// breakpoint at the end of the stable prefix. Breakpoints that the
+// messages carry themselves are written all the same.
 func WithoutCacheBreakpoint() ConvertOption {
 	return func(c *convertConfig) { c.noBreakpoint = true }
 }
 
-// maxBreakpoints is how many cache_control breakpoints a request may hold.
-const maxBreakpoints = 4
+// MaxCacheBreakpoints is how many cache_control breakpoints the Messages
+// API accepts in a request.
+const MaxCacheBreakpoints = 4
 
 // ToMessages returns msgs, such as a Compress payload, as a Messages API
-// request's system blocks and messages. The leading system (and developer)
-// messages (the pinned prompt and the summary the Compressor adds, with
-// the default summary role) become the system blocks; a summary with the
-// user role (recap.WithSummaryRole(recap.RoleUser)) stays the first user
-// message. Tool messages become user messages of tool_result blocks. The
-// Messages API combines consecutive messages of one role itself, so they
-// are left as they are.
+// request's system blocks and messages, fresh values that do not share
+// memory with msgs. Messages from FromMessages come back as they were
+// (the same JSON).
 //
-// The last system block gets a cache_control breakpoint
-// ({"type":"ephemeral"}), unless it has one, the request already holds the
-// API's maximum of 4, or WithoutCacheBreakpoint is given: the prefix it
-// closes, the pinned prompt and the summary, stays the same from one
-// summarization to the next, so prompt caching keeps hitting.
+// The leading system (and developer) messages, the pinned prompt and a
+// summary the Compressor added with the default role, become the system
+// blocks. A summary of another role (recap.WithSummaryRole) is the first
+// message, as a user message: the API wants a user message first, so an
+// assistant-role summary is sent as a user one. It is a message of its
+// own, which the API joins to the user message after it; sent back, it is
+// known again as the summary. Tool messages become user messages of
+// tool_result blocks. The API joins consecutive messages of one role
+// itself, so they are left as they are; the Compressor never separates a
+// tool_result from the assistant message of its tool_use.
+//
+// The end of the stable prefix, the last system block (the summary, with
+// the default summary role) or a summary sent as the first message, gets a
+// cache_control breakpoint ({"type":"ephemeral"}), so that prompt caching
+// keeps hitting from one turn to the next; sent back, it leaves the
+// summary recognizable. It is not added if that block has one already, if
+// the request holds the API's maximum of MaxCacheBreakpoints, or with
+// WithoutCacheBreakpoint. ToMessages does not see the request's tools:
+// if their breakpoints would make more than MaxCacheBreakpoints, use
+// WithoutCacheBreakpoint and set one yourself. Of several ConvertOptions,
+// all apply.
+//
+// Send back the system blocks ToMessages returned, not only the messages:
+// they hold the summary, without which the next turn looks like a chat
+// that lost its beginning.
 //
 // A system message after the conversation started, a tool message without
 // a tool result, or a part that has no Messages API form (a tool call
 // whose input is not a JSON object, an attachment of another format that
-// is not an image URL) is an error matching ErrNotConvertible.
+// is not an image URL) is an error matching ErrNotConvertible; so is a
+// nil ConvertOption.
 func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockParam, []sdk.MessageParam, error) {
 	var cfg convertConfig
 	for _, o := range opts {
+		if o == nil {
+			return nil, nil, fmt.Errorf("%w: nil ConvertOption", ErrNotConvertible)
+		}
 		o(&cfg)
 	}
+	// A message, as it will be sent.
+	type message struct {
+		role   sdk.MessageParamRole
+		blocks []json.RawMessage
+		extra  map[string]any
+	}
 	var (
-		system     []map[string]json.RawMessage
-		out        []sdk.MessageParam
-		breakpoint int
+		system  []jsonobj.Object
+		out     []message
+		started bool // a user, assistant or tool message is in out
+		summary = -1 // the index in out of a summary sent as a message
 	)
 	for i, m := range msgs {
 		notConvertible := func(format string, args ...any) error {
 			return fmt.Errorf("%w: message %d (%s): %s", ErrNotConvertible, i, m.ID, fmt.Sprintf(format, args...))
 		}
-		if m.Role == recap.RoleSystem || m.Role == recap.RoleDeveloper {
-			if len(out) > 0 {
+		isSystem := m.Role == recap.RoleSystem || m.Role == recap.RoleDeveloper
+		if isSystem && !systemMessage(m) {
+			if started {
 				return nil, nil, notConvertible("a %s message after the conversation started", m.Role)
 			}
 			b := jsonobj.Copy(m.Extra)
@@ -296,44 +383,76 @@ func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockPar
 				delete(b, "id")
 			}
 			b["type"], b["text"] = jsonobj.Quote(blockText), jsonobj.Quote(m.Text())
-			if _, ok := b["cache_control"]; ok {
-				breakpoint++
-			}
 			system = append(system, b)
 			continue
 		}
-		pm := sdk.MessageParam{Role: sdk.MessageParamRoleUser}
-		if m.Role == recap.RoleAssistant {
-			pm.Role = sdk.MessageParamRoleAssistant
+		if m.Role == recap.RoleTool && !hasResult(m) {
+			return nil, nil, notConvertible("a tool message without a tool result")
+		}
+		msg := message{role: sdk.MessageParamRoleUser}
+		switch m.Role {
+		case recap.RoleAssistant:
+			msg.role = sdk.MessageParamRoleAssistant
+		case recap.RoleSystem, recap.RoleDeveloper:
+			msg.role = sdk.MessageParamRoleSystem
+		}
+		if !started && !isSystem && strings.HasPrefix(m.ID, recap.SummaryIDPrefix) {
+			// The summary, where the Compressor puts it: before the
+			// conversation.
+			msg.role, summary = sdk.MessageParamRoleUser, len(out)
 		}
 		blocks, err := partBlocks(m)
 		if err != nil {
 			return nil, nil, notConvertible("%v", err)
 		}
-		if m.Role == recap.RoleTool && !hasResult(m) {
-			return nil, nil, notConvertible("a tool message without a tool result")
-		}
-		if blocks == nil {
-			blocks = []json.RawMessage{} // content: [] for an empty message
-		}
-		for j, data := range blocks {
-			var u sdk.ContentBlockParamUnion
-			if err := decodeBlock(data, &u); err != nil {
-				return nil, nil, notConvertible("block %d: %v", j, err)
-			}
-			llm.ExactUnion(&u, data, param.SetJSON)
-			pm.Content = append(pm.Content, u)
-			if bytes.Contains(data, []byte(`"cache_control"`)) {
-				breakpoint++
+		msg.blocks = blocks
+		for name, v := range m.Extra {
+			switch {
+			case name == memberRole || name == "content":
+				// The role and content are the message's own.
+			case name == memberCacheControl && m.Content != "":
+				// On the text block of Content (see partBlocks).
+			default:
+				if msg.extra == nil {
+					msg.extra = map[string]any{}
+				}
+				msg.extra[name] = append(json.RawMessage(nil), v...)
 			}
 		}
-		out = append(out, pm)
+		started = started || !isSystem
+		out = append(out, msg)
 	}
-	if n := len(system); n > 0 && !cfg.noBreakpoint && breakpoint < maxBreakpoints {
-		if _, ok := system[n-1]["cache_control"]; !ok {
-			system[n-1]["cache_control"] = json.RawMessage(`{"type":"ephemeral"}`)
+
+	if !cfg.noBreakpoint {
+		n := 0
+		for _, b := range system {
+			n += countBreakpoints(jsonobj.Encode(b))
+		}
+		for _, msg := range out {
+			for _, b := range msg.blocks {
+				n += countBreakpoints(b)
+			}
+		}
+		// The last block of the stable prefix gets one.
+		breakpoint := func(b jsonobj.Object) bool {
+			if n >= MaxCacheBreakpoints || countBreakpoints(jsonobj.Encode(b)) > 0 {
+				return false
+			}
+			b[memberCacheControl] = json.RawMessage(`{"type":"ephemeral"}`)
+			return true
+		}
+		switch {
+		case summary >= 0:
+			blocks := out[summary].blocks
+			var last jsonobj.Object
+			if len(blocks) > 0 && json.Unmarshal(blocks[len(blocks)-1], &last) == nil && breakpoint(last) {
+				blocks[len(blocks)-1] = jsonobj.Encode(last)
+			}
+		case len(system) > 0:
+			breakpoint(system[len(system)-1])
 		}
 	}
+
 	blocks := make([]sdk.TextBlockParam, len(system))
 	for i, b := range system {
 		data := jsonobj.Encode(b)
@@ -342,7 +461,60 @@ func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockPar
 		}
 		param.SetJSON(data, &blocks[i])
 	}
-	return blocks, out, nil
+	params := make([]sdk.MessageParam, len(out))
+	for i, msg := range out {
+		pm := sdk.MessageParam{Role: msg.role}
+		if msg.blocks != nil {
+			pm.Content = make([]sdk.ContentBlockParamUnion, len(msg.blocks))
+		}
+		for j, data := range msg.blocks {
+			if err := decodeBlock(data, &pm.Content[j]); err != nil {
+				return nil, nil, fmt.Errorf("%w: message %d: block %d: %v", ErrNotConvertible, i, j, err)
+			}
+			llm.ExactUnion(&pm.Content[j], data, param.SetJSON)
+		}
+		if msg.extra != nil {
+			pm.SetExtraFields(msg.extra)
+		}
+		params[i] = pm
+	}
+	return blocks, params, nil
+}
+
+// systemMessage reports whether m, a system message, was a message of the
+// role "system" rather than a top-level system block (see FromMessages).
+func systemMessage(m recap.Message) bool {
+	role, err := jsonobj.String(m.Extra, memberRole)
+	return err == nil && role == string(sdk.MessageParamRoleSystem)
+}
+
+// countBreakpoints returns how many cache_control breakpoints the JSON
+// value data holds, at any depth (a tool result's content blocks may hold
+// their own).
+func countBreakpoints(data []byte) int {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return 0
+	}
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if cc, ok := v[memberCacheControl]; ok && cc != nil {
+				n++
+			}
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return n
 }
 
 // hasResult reports whether m has a tool result part.
@@ -355,18 +527,26 @@ func hasResult(m recap.Message) bool {
 	return false
 }
 
-// partBlocks returns the content blocks of m: a text block of Content if
-// it has parts too, then a block per part.
+// partBlocks returns the content blocks of m: a text block of Content
+// (with the cache_control in m's Extra, if any), then a block per part;
+// nil for a message of no content at all, as FromMessages found it.
 func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 	var blocks []json.RawMessage
-	text := func(s string) json.RawMessage {
-		return jsonobj.Encode(map[string]json.RawMessage{"type": jsonobj.Quote(blockText), "text": jsonobj.Quote(s)})
+	if m.Parts != nil {
+		blocks = []json.RawMessage{} // content: [], as it came
+	}
+	text := func(s string) jsonobj.Object {
+		return jsonobj.Object{"type": jsonobj.Quote(blockText), "text": jsonobj.Quote(s)}
 	}
 	if m.Content != "" {
-		blocks = append(blocks, text(m.Content))
+		b := text(m.Content)
+		if cc, ok := m.Extra[memberCacheControl]; ok {
+			b[memberCacheControl] = cc
+		}
+		blocks = append(blocks, jsonobj.Encode(b))
 	}
 	if m.Refusal != "" {
-		blocks = append(blocks, text(m.Refusal))
+		blocks = append(blocks, jsonobj.Encode(text(m.Refusal)))
 	}
 	for _, p := range m.Parts {
 		b := jsonobj.Copy(p.Extra)
@@ -384,11 +564,15 @@ func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 			}
 			b["type"], b["thinking"] = jsonobj.Quote(blockThinking), jsonobj.Quote(p.Text)
 		case p.Type == recap.PartToolCall:
-			input, err := toolInput(p)
-			if err != nil {
-				return nil, err
+			b["type"], b["id"], b["name"] = jsonobj.Quote(blockToolUse), jsonobj.Quote(p.ToolCallID), jsonobj.Quote(p.ToolName)
+			if p.Input != nil || p.Wire != recap.WireValue {
+				// (A tool_use of FromMessages without an input stays so.)
+				input, err := toolInput(p)
+				if err != nil {
+					return nil, err
+				}
+				b["input"] = input
 			}
-			b["type"], b["id"], b["name"], b["input"] = jsonobj.Quote(blockToolUse), jsonobj.Quote(p.ToolCallID), jsonobj.Quote(p.ToolName), input
 		case p.Type == recap.PartToolResult:
 			b["type"], b["tool_use_id"] = jsonobj.Quote(blockToolResult), jsonobj.Quote(p.ToolCallID)
 			if p.Output != nil {
@@ -408,7 +592,7 @@ func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 			if p.Text == "" {
 				continue // a step or source marker of another format
 			}
-			b = map[string]json.RawMessage{"type": jsonobj.Quote(blockText), "text": jsonobj.Quote(p.Text)}
+			b = text(p.Text)
 		}
 		blocks = append(blocks, jsonobj.Encode(b))
 	}
@@ -445,7 +629,7 @@ func toolContent(p recap.Part) json.RawMessage {
 
 // imageBlock returns an image block for a file part of another format: a
 // data URL as a base64 source, an http(s) URL as a url source.
-func imageBlock(p recap.Part) (map[string]json.RawMessage, error) {
+func imageBlock(p recap.Part) (jsonobj.Object, error) {
 	url := p.URL
 	if url == "" {
 		var nested struct {
@@ -472,7 +656,7 @@ func imageBlock(p recap.Part) (map[string]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]json.RawMessage{"type": jsonobj.Quote(blockImage), "source": source}, nil
+	return jsonobj.Object{"type": jsonobj.Quote(blockImage), "source": source}, nil
 }
 
 // decodeBlock decodes a block into the SDK's union, which may panic on an

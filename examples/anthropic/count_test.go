@@ -2,9 +2,6 @@ package anthropic_test
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -58,28 +55,4 @@ func TestReportedTokens(t *testing.T) {
 	if got := anthropic.ReportedTokens(u); got != 4012 {
 		t.Errorf("ReportedTokens = %d, want 4012", got)
 	}
-}
-
-// The free count_tokens endpoint gives the exact count of a payload; a
-// Calibrator learns from it, so the counter a Compressor uses counts as
-// Claude does.
-func ExampleCountTokens() {
-	// A stand-in for https://api.anthropic.com.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"input_tokens":131}`)
-	}))
-	defer srv.Close()
-	client := sdk.NewClient(option.WithAPIKey("sk-ant-..."), option.WithBaseURL(srv.URL))
-
-	cal := recap.NewCalibrator(nil)
-	payload, _ := anthropic.FromMessages(system, agentChat(2))
-	n, err := anthropic.CountTokens(context.Background(), client, sdk.MessageCountTokensParams{Model: sdk.ModelClaudeSonnet4_5}, payload)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	cal.Observe(string(sdk.ModelClaudeSonnet4_5), recap.Usage{Payload: payload, Reported: n})
-	fmt.Println(n, cal.Observations(string(sdk.ModelClaudeSonnet4_5)))
-	// Output: 131 1
 }
