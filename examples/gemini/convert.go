@@ -237,7 +237,16 @@ func partOf(b map[string]json.RawMessage, pending map[string][]string, calls map
 		json.Unmarshal(b["codeExecutionResult"], &code)
 		p.Type, p.Text = "gemini-part", code.Code+code.Output
 		if p.Text == "" {
-			p.Text = string(jsonobj.Encode(b))
+			// The JSON but a thought signature, which is opaque bytes the
+			// model reads back, not text (a part of only a signature
+			// counts as {"thought":true} or {}).
+			counted := make(map[string]json.RawMessage, len(b))
+			for k, v := range b {
+				if k != "thoughtSignature" {
+					counted[k] = v
+				}
+			}
+			p.Text = string(jsonobj.Encode(counted))
 		}
 		b[opaqueMark] = nil
 	}

@@ -5,17 +5,20 @@
 //
 // The prompt is recap's [recap.RenderPrompt]: the previous summary and the
 // new messages, delimited and declared as data, with the instructions as
-// the system instruction. Requests that fail with 408, 429 or a 5xx
-// status, or on the network, are retried by the SDK with exponential
-// backoff (1 s doubling, at most 60 s) up to WithMaxRetries times; the
-// SDK does not read Retry-After. Cancelling the context stops both the
-// request and the wait.
+// the system instruction. With New, requests that fail with 408, 429 or a
+// 5xx status, or on the network, are retried by the SDK with exponential
+// backoff (1 s doubling, plus up to 1 s of jitter, at most 60 s) up to
+// WithMaxRetries times; the SDK does not read Retry-After. With
+// NewWithClient, the retries are the client's own (none unless its
+// HTTPOptions.RetryOptions ask for them). Cancelling the context stops
+// both the request and the wait.
 package gemini
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 
@@ -32,6 +35,9 @@ const (
 	DefaultMaxOutputTokens = 1024
 	DefaultMaxRetries      = 3
 	DefaultBaseURL         = "https://generativelanguage.googleapis.com/"
+	// DefaultAPIVersion is the Gemini API version New pins: the SDK's
+	// default, which its GOOGLE_GENAI_API_VERSION variable would change.
+	DefaultAPIVersion = "v1"
 )
 
 // ErrTruncated reports a summary cut off at the output token limit (with
@@ -43,21 +49,22 @@ var ErrTruncated = errors.New("gemini: summary truncated at the output token lim
 // safety, recitation, or another reason it gives).
 var ErrBlocked = errors.New("gemini: blocked")
 
-// Summarizer summarizes with a Gemini model. It is safe for concurrent
-// use.
+// Summarizer summarizes with a Gemini model. Make one with New or
+// NewWithClient; it is safe for concurrent use by multiple goroutines.
 type Summarizer struct {
 	client   *genai.Client
 	cfg      llm.Config
 	thinking *int32
-	http     genai.HTTPOptions // per request
+	http     *genai.HTTPOptions // per request, nil for none
 }
 
 // config is what the options set.
 type config struct {
 	llm.Config
-	thinking   *int32
-	http       *genai.HTTPOptions
-	clientOpts []string // the client-building options given, by name
+	thinkingSet *int // WithThinkingBudget's, checked by newConfig
+	thinking    *int32
+	http        *genai.HTTPOptions
+	clientOpts  []string // the client-building options given, by name
 }
 
 // An Option configures a Summarizer.
@@ -81,9 +88,13 @@ func WithMaxOutputTokens(n int) Option { return func(c *config) { c.MaxOutput = 
 // model's.
 func WithTemperature(t float64) Option { return func(c *config) { c.Temperature = &t } }
 
-// WithMaxRetries sets how often a failed request is retried. The default
-// is DefaultMaxRetries.
-func WithMaxRetries(n int) Option { return func(c *config) { c.Retries = n } }
+// WithMaxRetries sets how often New's client retries a failed request
+// (see the package documentation for which). The default is
+// DefaultMaxRetries; a negative count is an error. It configures the client,
+// so NewWithClient rejects it.
+func WithMaxRetries(n int) Option {
+	return func(c *config) { c.Retries = n; c.clientOpts = append(c.clientOpts, "WithMaxRetries") }
+}
 
 // WithHTTPClient sets the HTTP client. The default is the SDK's.
 func WithHTTPClient(hc *http.Client) Option {
@@ -96,22 +107,34 @@ func WithInstructions(s string) Option { return func(c *config) { c.Instructions
 
 // WithThinkingBudget sets the tokens a thinking model may think before it
 // answers (0 turns thinking off where the model allows it). The default is
-// the model's. Thoughts count against the output limit.
+// the model's; -1 asks the model to choose. Thoughts count against the
+// output limit. A budget below -1 or beyond int32 is an error.
 func WithThinkingBudget(n int) Option {
-	return func(c *config) { b := int32(n); c.thinking = &b }
+	return func(c *config) { c.thinkingSet = &n }
 }
 
-// WithHTTPOptions sets the SDK's options of every request: headers, a
-// timeout, extra body members, retry options (which replace
-// WithMaxRetries'), an API version.
-func WithHTTPOptions(o genai.HTTPOptions) Option { return func(c *config) { c.http = &o } }
+// WithHTTPOptions sets the SDK's options of every Summarize request, over
+// the client's as genai merges them: headers (added to the client's), a
+// timeout, extra body members, retry options (which replace the client's
+// and WithMaxRetries'), a base URL or an API version. It works with both
+// constructors; given more than once, the last one wins. The default is
+// none: the client's options alone.
+func WithHTTPOptions(o genai.HTTPOptions) Option {
+	o.Headers = o.Headers.Clone()
+	return func(c *config) { c.http = &o }
+}
 
 // New returns a Summarizer on the Gemini Developer API that authenticates
-// with apiKey, at DefaultBaseURL unless WithBaseURL says otherwise. The key,
-// the backend and the base URL are set explicitly, so that the SDK's
-// environment variables (GEMINI_API_KEY, GOOGLE_API_KEY,
-// GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GEMINI_BASE_URL) cannot redirect it.
-// For Vertex AI or a client of your own, see NewWithClient.
+// with apiKey, at DefaultBaseURL unless WithBaseURL says otherwise. It
+// builds its client with genai.NewClient, which reads GEMINI_API_KEY,
+// GOOGLE_API_KEY, GOOGLE_GENAI_USE_VERTEXAI (and _USE_ENTERPRISE),
+// GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION (or _REGION),
+// GOOGLE_GEMINI_BASE_URL and GOOGLE_GENAI_API_VERSION from the environment
+// for what its config leaves unset; New sets the key, the backend, the base
+// URL and the API version (DefaultAPIVersion) explicitly, so none of them
+// redirects it. ctx is genai.NewClient's, which makes no request for the
+// Developer API. An empty key or an invalid option is an error. For
+// Vertex AI or a client of your own, see NewWithClient.
 func New(ctx context.Context, apiKey string, opts ...Option) (*Summarizer, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -123,9 +146,11 @@ func New(ctx context.Context, apiKey string, opts ...Option) (*Summarizer, error
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
+	attempts := int32(cfg.Retries + 1) // the first request and the retries
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
 		APIKey: apiKey, Backend: genai.BackendGeminiAPI, HTTPClient: cfg.HTTPClient,
-		HTTPOptions: genai.HTTPOptions{BaseURL: cfg.BaseURL},
+		HTTPOptions: genai.HTTPOptions{BaseURL: cfg.BaseURL, APIVersion: DefaultAPIVersion,
+			RetryOptions: &genai.HTTPRetryOptions{Attempts: &attempts}},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
@@ -134,9 +159,11 @@ func New(ctx context.Context, apiKey string, opts ...Option) (*Summarizer, error
 }
 
 // NewWithClient returns a Summarizer that sends its requests through
-// client, as the caller configured it (Vertex AI and its credentials, an
-// HTTP client with your middleware, a base URL). WithBaseURL and
-// WithHTTPClient, which would build a client, are an error here.
+// client, as the caller configured it: its backend (Vertex AI and its
+// credentials), its HTTP client and middleware, its base URL, API version
+// and retry options. WithBaseURL, WithHTTPClient and WithMaxRetries, which
+// configure a client, are an error here (set them on the client, or per
+// request with WithHTTPOptions); so is a nil client.
 func NewWithClient(client *genai.Client, opts ...Option) (*Summarizer, error) {
 	if client == nil {
 		return nil, errors.New("gemini: nil client")
@@ -146,7 +173,7 @@ func NewWithClient(client *genai.Client, opts ...Option) (*Summarizer, error) {
 		return nil, err
 	}
 	if len(cfg.clientOpts) > 0 {
-		return nil, fmt.Errorf("gemini: NewWithClient: %s configure a client, not a request: set them on the client", strings.Join(cfg.clientOpts, ", "))
+		return nil, fmt.Errorf("gemini: NewWithClient: %s configure a client, which the caller built: set them on the client", strings.Join(cfg.clientOpts, ", "))
 	}
 	return newSummarizer(client, cfg), nil
 }
@@ -162,19 +189,22 @@ func newConfig(opts []Option) (config, error) {
 	if err := cfg.Check("gemini"); err != nil {
 		return config{}, err
 	}
+	// The API's fields are int32.
+	if cfg.MaxOutput > math.MaxInt32 {
+		return config{}, fmt.Errorf("gemini: max output tokens %d exceeds the API's int32", cfg.MaxOutput)
+	}
+	if n := cfg.thinkingSet; n != nil {
+		if *n < -1 || *n > math.MaxInt32 {
+			return config{}, fmt.Errorf("gemini: thinking budget %d is not -1 or an int32 count", *n)
+		}
+		b := int32(*n)
+		cfg.thinking = &b
+	}
 	return cfg, nil
 }
 
 func newSummarizer(client *genai.Client, cfg config) *Summarizer {
-	s := &Summarizer{client: client, cfg: cfg.Config, thinking: cfg.thinking}
-	if cfg.http != nil {
-		s.http = *cfg.http
-	}
-	if s.http.RetryOptions == nil {
-		attempts := int32(cfg.Retries + 1)
-		s.http.RetryOptions = &genai.HTTPRetryOptions{Attempts: &attempts}
-	}
-	return s
+	return &Summarizer{client: client, cfg: cfg.Config, thinking: cfg.thinking, http: cfg.http}
 }
 
 // Summarize asks the model to merge req.Previous and req.Messages. An API
@@ -183,9 +213,15 @@ func newSummarizer(client *genai.Client, cfg config) *Summarizer {
 // answer matches ErrBlocked.
 func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) (string, error) {
 	p := recap.RenderPrompt(req, s.cfg.Instructions)
-	httpOpts := s.http
+	var httpOpts *genai.HTTPOptions
+	if s.http != nil {
+		// A copy per call: the SDK writes to it (an empty Headers).
+		o := *s.http
+		o.Headers = o.Headers.Clone()
+		httpOpts = &o
+	}
 	config := &genai.GenerateContentConfig{
-		HTTPOptions:       &httpOpts,
+		HTTPOptions:       httpOpts,
 		SystemInstruction: genai.NewContentFromText(p.System, ""),
 		MaxOutputTokens:   int32(s.cfg.OutputLimit(req)),
 	}
