@@ -386,7 +386,7 @@ func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockPar
 			system = append(system, b)
 			continue
 		}
-		if m.Role == recap.RoleTool && !hasResult(m) {
+		if m.Role == recap.RoleTool && !llm.HasToolResult(m) {
 			return nil, nil, notConvertible("a tool message without a tool result")
 		}
 		msg := message{role: sdk.MessageParamRoleUser}
@@ -515,16 +515,6 @@ func countBreakpoints(data []byte) int {
 	}
 	walk(v)
 	return n
-}
-
-// hasResult reports whether m has a tool result part.
-func hasResult(m recap.Message) bool {
-	for _, p := range m.Parts {
-		if p.Type == recap.PartToolResult {
-			return true
-		}
-	}
-	return false
 }
 
 // partBlocks returns the content blocks of m: a text block of Content

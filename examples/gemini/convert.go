@@ -10,6 +10,7 @@ import (
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/internal/jsonobj"
+	"github.com/recapgo/recap/examples/internal/llm"
 	"google.golang.org/genai"
 )
 
@@ -304,7 +305,7 @@ func ToContents(msgs []recap.Message) (*genai.Content, []*genai.Content, error) 
 		default:
 			c["role"] = jsonobj.Quote(genai.RoleUser)
 		}
-		if m.Role == recap.RoleTool && !hasResult(m) {
+		if m.Role == recap.RoleTool && !llm.HasToolResult(m) {
 			return nil, nil, fail("a tool message without a tool result")
 		}
 		parts, err := contentParts(m)
@@ -333,16 +334,6 @@ func ToContents(msgs []recap.Message) (*genai.Content, []*genai.Content, error) 
 		}
 	}
 	return system, out, nil
-}
-
-// hasResult reports whether m has a tool result part.
-func hasResult(m recap.Message) bool {
-	for _, p := range m.Parts {
-		if p.Type == recap.PartToolResult {
-			return true
-		}
-	}
-	return false
 }
 
 // contentParts returns the parts of m: a text part of Content (and of

@@ -66,3 +66,14 @@ func ExactUnion(u any, data []byte, setJSON any) {
 		}
 	}
 }
+
+// HasToolResult reports whether m has a tool result part: what a tool
+// message must hold to have a form in a provider's API.
+func HasToolResult(m recap.Message) bool {
+	for _, p := range m.Parts {
+		if p.Type == recap.PartToolResult {
+			return true
+		}
+	}
+	return false
+}
