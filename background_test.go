@@ -120,12 +120,13 @@ func TestBackgroundCeilingTakesOver(t *testing.T) {
 // the task that is summarizing instead of calling the Summarizer again.
 func TestBackgroundWaitsForRunningTask(t *testing.T) {
 	ctx := context.Background()
-	// Loads: the task 2 (plan, flight), the request 1 before it waits.
-	st := &countingStore{Store: NewMemoryStore(), mark: 3, reached: make(chan struct{})}
+	st := NewMemoryStore()
 	gate := make(chan struct{})
+	entered := make(chan struct{}, 1)
 	var calls int
 	sum := SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
 		calls++
+		entered <- struct{}{}
 		<-gate
 		return "through " + req.Messages[len(req.Messages)-1].ID, nil
 	})
@@ -136,15 +137,15 @@ func TestBackgroundWaitsForRunningTask(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() { q.drain(); close(done) }()
+	<-entered // the task runs
 	var res Result
 	var err error
 	waited := make(chan struct{})
 	go func() { res, err = c.Compress(ctx, "c", conversation(5)); close(waited) }() // 103 words: over it
-	<-st.reached
+	awaitWaiters(t, c, "c", 1)
 	close(gate)
 	<-done
 	<-waited
-	// Whichever of the two reached the Summarizer first, it was called once.
 	if err != nil || calls != 1 || !strings.HasPrefix(res.Payload[0].ID, SummaryIDPrefix) {
 		t.Fatalf("err %v, %d calls, payload %v", err, calls, ids(res.Payload))
 	}

@@ -5,8 +5,9 @@ import "sync"
 // flight is one summarization in progress for a chat, which concurrent
 // Compress calls for that chat wait for instead of summarizing again.
 type flight struct {
-	done chan struct{} // closed when it lands
-	err  error         // the failure the waiters share, set before done closes
+	done    chan struct{} // closed when it lands
+	err     error         // the failure the waiters share, set before done closes
+	waiters int           // calls that joined it; guarded by flights.mu (for tests)
 }
 
 // flights are the summarizations in progress, by chat.
@@ -21,6 +22,7 @@ func (fs *flights) join(chatID string) (*flight, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if f, ok := fs.m[chatID]; ok {
+		f.waiters++
 		return f, false
 	}
 	if fs.m == nil {
@@ -40,6 +42,17 @@ func (fs *flights) land(chatID string, f *flight, err error) {
 	fs.mu.Unlock()
 	f.err = err
 	close(f.done)
+}
+
+// waiting returns how many calls wait for the chat's flight in progress
+// (0 if none is).
+func (fs *flights) waiting(chatID string) int {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if f, ok := fs.m[chatID]; ok {
+		return f.waiters
+	}
+	return 0
 }
 
 // task is a background summarization of one chat (see WithBackground):

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -15,9 +16,7 @@ import (
 // is called once, the Store saved once, and all payloads agree.
 func TestCompressSingleFlight(t *testing.T) {
 	const callers = 100
-	// The leader loads twice (before and inside its flight), every other
-	// caller once: when the Loads reach callers+1, all have loaded.
-	st := &countingStore{Store: NewMemoryStore(), mark: callers + 1, reached: make(chan struct{})}
+	st := &countingStore{Store: NewMemoryStore()}
 	var calls atomic.Int64
 	gate := make(chan struct{})
 	sum := SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
@@ -38,7 +37,7 @@ func TestCompressSingleFlight(t *testing.T) {
 			results[i], errs[i] = c.Compress(context.Background(), "c", chat)
 		}(i)
 	}
-	<-st.reached
+	awaitWaiters(t, c, "c", callers-1)
 	close(gate)
 	wg.Wait()
 
@@ -70,7 +69,7 @@ func TestCompressSingleFlight(t *testing.T) {
 // again.
 func TestCompressSingleFlightSharesFailure(t *testing.T) {
 	const callers = 20
-	st := &countingStore{Store: NewMemoryStore(), mark: callers + 1, reached: make(chan struct{})}
+	st := NewMemoryStore()
 	var calls atomic.Int64
 	gate := make(chan struct{})
 	boom := errors.New("model overloaded")
@@ -92,12 +91,25 @@ func TestCompressSingleFlightSharesFailure(t *testing.T) {
 			}
 		}()
 	}
-	<-st.reached
+	awaitWaiters(t, c, "c", callers-1)
 	close(gate)
 	wg.Wait()
-	// A caller that loaded but had not joined the flight when it landed
-	// leads a new one (and fails the same way): rarely, under load.
-	if calls.Load() > 2 || absorbed.Load() != callers {
-		t.Errorf("Summarizer called %d times, %d of %d callers got the failure absorbed; want 1 (2 at most) and all", calls.Load(), absorbed.Load(), callers)
+	if calls.Load() != 1 || absorbed.Load() != callers {
+		t.Errorf("Summarizer called %d times, %d of %d callers got the failure absorbed; want 1 and all", calls.Load(), absorbed.Load(), callers)
+	}
+}
+
+// awaitWaiters blocks until n calls wait for the flight in progress of
+// chatID, so that a test releases the flight's Summarizer only when the
+// calls it races have joined it (counting Loads cannot tell a call that
+// loaded from one that joined). It fails the test after a minute.
+func awaitWaiters(t *testing.T, c *Compressor, chatID string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for c.flights.waiting(chatID) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls wait for chat %q's flight after a minute, want %d", c.flights.waiting(chatID), chatID, n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

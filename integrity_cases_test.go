@@ -108,8 +108,7 @@ func TestOlderSnapshot(t *testing.T) {
 // one's summarization, in one process, does not replace its summary.
 func TestOlderSnapshotWaitingOnNewer(t *testing.T) {
 	ctx := context.Background()
-	// Loads: the newer call 2 (plan, flight), the older 1 before it waits.
-	st := &countingStore{Store: NewMemoryStore(), mark: 3, reached: make(chan struct{})}
+	st := NewMemoryStore()
 	gate := make(chan struct{})
 	sum := SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
 		<-gate
@@ -121,7 +120,7 @@ func TestOlderSnapshotWaitingOnNewer(t *testing.T) {
 	wg.Add(2)
 	go func() { defer wg.Done(); newer, _ = c.Compress(ctx, "c", conversation(8)) }()
 	go func() { defer wg.Done(); older, _ = c.Compress(ctx, "c", conversation(4)) }()
-	<-st.reached
+	awaitWaiters(t, c, "c", 1)
 	close(gate)
 	wg.Wait()
 	got, _ := st.Load(ctx, "c")
@@ -320,7 +319,7 @@ func TestSummaryPrefixIsNotEnough(t *testing.T) {
 // Store holds and a payload built on it.
 func TestWaiterGetsStoredSummary(t *testing.T) {
 	ctx := context.Background()
-	st := &countingStore{Store: NewMemoryStore(), mark: 3, reached: make(chan struct{})}
+	st := NewMemoryStore()
 	gate := make(chan struct{})
 	var n int
 	var mu sync.Mutex
@@ -342,7 +341,7 @@ func TestWaiterGetsStoredSummary(t *testing.T) {
 	wg.Add(2)
 	go func() { defer wg.Done(); results[0], _ = c.Compress(ctx, "c", chat) }()
 	go func() { defer wg.Done(); results[1], _ = c.Compress(ctx, "c", chat) }()
-	<-st.reached
+	awaitWaiters(t, c, "c", 1) // one leads, blocked in its second chunk; the other waits
 	close(gate)
 	wg.Wait()
 	stored, _ := st.Load(ctx, "c")
