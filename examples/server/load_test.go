@@ -245,7 +245,11 @@ func TestLoad(t *testing.T) {
 
 // TestLoadFaults: the LLM answering 429 with Retry-After, and the LLM
 // hanging: every request still gets a usable payload (the fallback
-// summarizes), and the breaker keeps the LLM calls to a handful.
+// summarizes), and the breaker keeps the LLM calls to a handful. The
+// request limit (-timeout) is twice the summarization's (-timeout/2):
+// 4 s leaves 2 s beyond a hung call for the fallback and the counting of
+// 50 concurrent requests on a busy 2-core machine (2 s left 1 s, and a
+// loaded CI run answered 504 for 6 of 600).
 func TestLoadFaults(t *testing.T) {
 	for _, fault := range []string{"RateLimited", "Hung"} {
 		t.Run(fault, func(t *testing.T) {
@@ -254,7 +258,7 @@ func TestLoadFaults(t *testing.T) {
 			llm.hang = fault == "Hung"
 			env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
 			base := startServer(t, env, "-db", filepath.Join(t.TempDir(), "load.db"), "-trigger", strconv.Itoa(loadTrigger),
-				"-window", strconv.Itoa(loadWindow), "-max-concurrent", strconv.Itoa(*loadClients), "-queue-wait", "1m", "-timeout", "2s")
+				"-window", strconv.Itoa(loadWindow), "-max-concurrent", strconv.Itoa(*loadClients), "-queue-wait", "1m", "-timeout", "4s")
 			rep := runLoad(t, base, "fault", llm, *loadClients, *loadTurns, false)
 			t.Logf("LLM %s, %d clients: %v", fault, *loadClients, rep)
 			// A 429 opens the breaker at once; a hang opens it after
