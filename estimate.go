@@ -33,6 +33,7 @@ const EstimateMargin = 0.03
 // [EstimatorForModel]) with what else the family costs per message.
 type Estimator struct {
 	family     string
+	model      string // the model's name, lower case, without a provider's prefix
 	base       TokenCounter
 	multiplier float64 // 1 for an exact count
 	overhead   int     // tokens per message
@@ -100,12 +101,12 @@ func EstimatorForModel(model string) (*Estimator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Estimator{family: family, base: c, multiplier: 1, overhead: OpenAIMessageOverhead, fixed: 3}, nil
+		return &Estimator{family: family, model: name, base: c, multiplier: 1, overhead: OpenAIMessageOverhead, fixed: 3}, nil
 	case FamilyClaude:
-		return &Estimator{family: family, base: claudeCounter{},
+		return &Estimator{family: family, model: name, base: claudeCounter{},
 			multiplier: 1.1 * (1 + EstimateMargin), overhead: 3, fixed: 6}, nil
 	case FamilyGemini:
-		return &Estimator{family: family, base: defaultCounter(), multiplier: 1.08 * (1 + EstimateMargin)}, nil
+		return &Estimator{family: family, model: name, base: defaultCounter(), multiplier: 1.08 * (1 + EstimateMargin)}, nil
 	}
 	return nil, fmt.Errorf("%w for model %q (known: %s)", ErrUnknownEncoding, model, strings.Join(KnownModelPrefixes(), ", "))
 }
@@ -181,5 +182,5 @@ func (e *Estimator) Exact() bool { return e.multiplier == 1 }
 func (e *Estimator) MessageOverhead() int { return e.overhead }
 
 // RequestOverhead returns the tokens the family adds once per request,
-// to add to WithReservedTokens.
+// to add to WithReservedTokens with the request's [Estimator.ToolTokens].
 func (e *Estimator) RequestOverhead() int { return e.fixed }

@@ -27,3 +27,38 @@ func ExampleEstimator() {
 	// models/gemini-2.5-pro gemini false 0 0 13
 	// llama-3.1-70b unknown
 }
+
+// What a request's tool definitions cost, in the shape each provider
+// takes them, kept off the payload ceiling with WithReservedTokens.
+func ExampleEstimator_ToolTokens() {
+	tools := map[string]string{
+		"claude-sonnet-4-5": `[{"name": "get_weather", "description": "Current weather in a city",
+			"input_schema": {"type": "object", "properties": {
+				"city": {"type": "string", "description": "City name"},
+				"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}}]`,
+		"gemini-2.5-flash": `[{"functionDeclarations": [{"name": "get_weather", "description": "Current weather in a city",
+			"parameters": {"type": "OBJECT", "properties": {
+				"city": {"type": "STRING", "description": "City name"},
+				"unit": {"type": "STRING", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}}]}]`,
+		"gpt-4o": `[{"type": "function", "function": {"name": "get_weather", "description": "Current weather in a city",
+			"parameters": {"type": "object", "properties": {
+				"city": {"type": "string", "description": "City name"},
+				"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}}}]`,
+	}
+	for _, model := range []string{"claude-sonnet-4-5", "gemini-2.5-flash", "gpt-4o"} {
+		e, err := recap.EstimatorForModel(model)
+		if err != nil {
+			panic(err)
+		}
+		n, err := e.ToolTokens([]byte(tools[model]))
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(model, n) // with recap.WithReservedTokens(e.RequestOverhead() + n)
+	}
+
+	// Output:
+	// claude-sonnet-4-5 628
+	// gemini-2.5-flash 60
+	// gpt-4o 51
+}

@@ -171,16 +171,17 @@ type function struct {
 // schema is the part of a JSON schema that the rendering reads, with the
 // properties in their order in the JSON text, as JavaScript keeps them.
 type schema struct {
-	object      bool   // the schema is a JSON object (true, a string... are not)
-	typ         string // "type" when it is a string
-	description string
-	enum        []json.RawMessage
-	hasEnum     bool
-	properties  []property
-	required    map[string]bool
-	items       *schema
-	anyOf       []*schema
-	hasAnyOf    bool
+	object       bool   // the schema is a JSON object (true, a string... are not)
+	typ          string // "type" when it is a string
+	description  string
+	enum         []json.RawMessage
+	hasEnum      bool
+	properties   []property
+	required     map[string]bool
+	items        *schema
+	anyOf        []*schema
+	hasAnyOf     bool
+	alternatives []*schema // oneOf and allOf members, which only estimates read
 }
 
 type property struct {
@@ -227,6 +228,8 @@ func parseSchema(raw json.RawMessage) (*schema, error) {
 		Required    []json.RawMessage `json:"required"`
 		Items       json.RawMessage   `json:"items"`
 		AnyOf       json.RawMessage   `json:"anyOf"`
+		OneOf       json.RawMessage   `json:"oneOf"`
+		AllOf       json.RawMessage   `json:"allOf"`
 	}
 	if err := json.Unmarshal(raw, &fields); err != nil {
 		return nil, err
@@ -270,6 +273,16 @@ func parseSchema(raw json.RawMessage) (*schema, error) {
 			}
 			s.anyOf = append(s.anyOf, v)
 		}
+	}
+	var alts, more []json.RawMessage
+	json.Unmarshal(fields.OneOf, &alts) // not an array: none
+	json.Unmarshal(fields.AllOf, &more)
+	for i, r := range append(alts, more...) {
+		v, err := parseSchema(r)
+		if err != nil {
+			return nil, fmt.Errorf("oneOf/allOf %d: %v", i, err)
+		}
+		s.alternatives = append(s.alternatives, v)
 	}
 	return s, nil
 }
