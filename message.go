@@ -261,7 +261,10 @@ func NewTextMessage(format Format, id string, role Role, text string) Message {
 //
 //   - for a tool part ([Part.IsTool]), its tool's name, Text, Input and
 //     Output (each as compact JSON, unless absent or null; a WireString
-//     value as its string) and ErrorText;
+//     value as its string) and ErrorText; media in Input or Output (an
+//     image block, base64 data beside its media type, a base64 data URL:
+//     a tool's screenshot) is replaced by a note "[attachment: MediaType]"
+//     and counted as an attachment (see WithMediaTokens);
 //   - for a file part ([Part.IsFile]), a note "[attachment: MediaType
 //     Filename]", leaving out what is empty, never the URL or the data;
 //   - for any other part, its Text (none for step and source parts).
@@ -282,7 +285,9 @@ func (m Message) Text() string {
 		p := &m.Parts[i]
 		switch {
 		case p.IsTool():
-			for _, s := range [...]string{p.toolName(), p.Text, jsonText(p.Input, p.Wire), jsonText(p.Output, p.Wire), p.ErrorText} {
+			in, _ := toolText(p.Input, p.Wire)
+			out, _ := toolText(p.Output, p.Wire)
+			for _, s := range [...]string{p.toolName(), p.Text, in, out, p.ErrorText} {
 				if s != "" {
 					texts = append(texts, s)
 				}

@@ -360,6 +360,12 @@ func BenchmarkMessageText(b *testing.B) {
 		"stepText":   {Parts: []Part{{Type: "step-start"}, {Type: PartText, Text: "an AI SDK answer"}}},
 		"toolParts":  {Parts: []Part{{Type: "tool-x", Input: json.RawMessage(`{"a":1}`), Output: json.RawMessage(`{"b":2}`)}, {Type: PartText, Text: "done"}}},
 		"prettyJSON": {Parts: []Part{{Type: "tool-x", Input: json.RawMessage("{\n  \"a\": 1,\n  \"b\": [1, 2]\n}")}}},
+		// 50 KB of API output, with a "data" member and no media.
+		"bigToolJSON": {Parts: []Part{{Type: "tool-x", Output: json.RawMessage(`{"data":[` +
+			strings.TrimSuffix(strings.Repeat(`{"id":12345,"name":"Ada Lovelace","email":"ada@example.com","tags":["a","b"]},`, 640), ",") + `]}`)}}},
+		// A tool result holding a 64 KB screenshot.
+		"toolImage": {Parts: []Part{{Type: "tool-x", Output: json.RawMessage(`[{"type":"text","text":"ok"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` +
+			strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAA", 800) + `"}}]`)}}},
 	}
 	for name, m := range msgs {
 		b.Run(name, func(b *testing.B) {

@@ -320,8 +320,9 @@ func WithToolResultClearing(keep, minTokens int, exempt ...string) Option {
 }
 
 // WithMediaTokens sets the tokens an attachment (a file part: an image,
-// audio, a PDF) of the given media type counts, since its bytes are not
-// text recap can count. mediaType is an exact type ("image/png"), a type's
+// audio, a PDF; or media inside a tool's input or output, such as a
+// screenshot in a tool result: see [Message.Text]) of the given media type
+// counts, since its bytes are not text recap can count. mediaType is an exact type ("image/png"), a type's
 // wildcard ("image/*") or "*" for any; the most specific rule that matches
 // applies, and a later rule for the same pattern replaces an earlier one.
 // n must not be negative.

@@ -379,9 +379,15 @@ func (c *Compressor) tokens(summary *Message, msgs []Message) int {
 // WithMediaTokens).
 func (c *Compressor) mediaTokens(m Message) int {
 	n := 0
-	for _, p := range m.Parts {
-		if p.IsFile() {
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		switch {
+		case p.IsFile():
 			n += c.cfg.mediaCost(p.MediaType)
+		case p.IsTool():
+			for _, mt := range p.toolMedia() {
+				n += c.cfg.mediaCost(mt)
+			}
 		}
 	}
 	return n

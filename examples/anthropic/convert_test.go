@@ -186,6 +186,12 @@ func TestFromMessages(t *testing.T) {
 		in:     sdk.NewUserMessage(rawBlock(`{"type":"tool_result","tool_use_id":"toolu_1","content":"21 degrees","is_error":false}`), sdk.NewTextBlock("Thanks")),
 		want:   want{Role: "tool", Parts: []string{"tool-result", "text"}, Text: "21 degrees\nThanks"},
 	}, {
+		name:   "tool result with a screenshot",
+		reason: "an image in a tool_result is an attachment to recap, never counted by its bytes",
+		in: sdk.NewUserMessage(rawBlock(`{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"Screen:"},` +
+			`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}`)),
+		want: want{Role: "tool", Parts: []string{"tool-result"}, Text: `[{"type":"text","text":"Screen:"},"[attachment: image/png]"]`},
+	}, {
 		name:   "thinking",
 		reason: "signed thinking is a reasoning part; its signature is not counted",
 		in:     sdk.NewAssistantMessage(sdk.NewThinkingBlock("sig", "Think."), sdk.NewTextBlock("Done.")),

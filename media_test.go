@@ -1,0 +1,191 @@
+package recap
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// screenshot is base64 that would count thousands of tokens as text.
+var screenshot = strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg", 200)
+
+// TestToolMedia: media in a tool's output, in each provider's shape, is
+// an attachment note in Text and costs the media rule; other JSON is
+// left as it is.
+func TestToolMedia(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		output string
+		wire   WireForm
+		text   string   // Text of the output
+		types  []string // media counted
+	}{
+		{
+			name:   "anthropic base64 image",
+			output: `[{"type":"text","text":"done"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + screenshot + `"}}]`,
+			text:   `[{"type":"text","text":"done"},"[attachment: image/png]"]`,
+			types:  []string{"image/png"},
+		},
+		{
+			name:   "anthropic url image",
+			output: `[{"type":"image","source":{"type":"url","url":"https://example.com/a.jpg"}}]`,
+			text:   `["[attachment: image/*]"]`,
+			types:  []string{"image/*"},
+		},
+		{
+			name:   "MCP image and blob",
+			output: `{"content":[{"type":"image","data":"` + screenshot + `","mimeType":"image/jpeg"},{"type":"resource","resource":{"uri":"file:///a.pdf","blob":"` + screenshot + `","mimeType":"application/pdf"}}],"isError":false}`,
+			text:   `{"content":["[attachment: image/jpeg]",{"type":"resource","resource":"[attachment: application/pdf]"}],"isError":false}`,
+			types:  []string{"image/jpeg", "application/pdf"},
+		},
+		{
+			name:   "AI SDK content output",
+			output: `{"type":"content","value":[{"type":"text","text":"Screenshot taken"},{"type":"media","data":"` + screenshot + `","mediaType":"image/png"}]}`,
+			text:   `{"type":"content","value":[{"type":"text","text":"Screenshot taken"},"[attachment: image/png]"]}`,
+			types:  []string{"image/png"},
+		},
+		{
+			name:   "Gemini inline data",
+			output: `{"parts":[{"inlineData":{"mimeType":"image/webp","data":"` + screenshot + `"}}]}`,
+			text:   `{"parts":[{"inlineData":"[attachment: image/webp]"}]}`,
+			types:  []string{"image/webp"},
+		},
+		{
+			name:   "Responses input_image data URL",
+			output: `[{"type":"input_image","image_url":"data:image/png;base64,` + screenshot + `"}]`,
+			text:   `["[attachment: image/png]"]`,
+			types:  []string{"image/png"},
+		},
+		{
+			name:   "data URL in a field",
+			output: `{"ok":true,"shot":"data:image/gif;base64,` + screenshot + `","n":1.50}`,
+			text:   `{"ok":true,"shot":"[attachment: image/gif]","n":1.50}`,
+			types:  []string{"image/gif"},
+		},
+		{
+			name:   "string data URL",
+			output: `"data:image/png;base64,` + screenshot + `"`,
+			wire:   WireString,
+			text:   `[attachment: image/png]`,
+			types:  []string{"image/png"},
+		},
+		{
+			name:   "string of JSON with an image",
+			output: mustJSON(`{"image":{"mime_type":"image/png","base64":"` + screenshot + `"},"note":"<b>&</b>"}`),
+			wire:   WireString,
+			text:   `{"image":"[attachment: image/png]","note":"<b>&</b>"}`,
+			types:  []string{"image/png"},
+		},
+		{
+			name:   "text document stays text",
+			output: `[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"the minutes"}}]`,
+			text:   `[{"type":"document","source":{"type":"text","media_type":"text/plain","data":"the minutes"}}]`,
+		},
+		{
+			name:   "ordinary data",
+			output: `{"data": {"rows": [1, 2], "imageCount": 3}, "mediaType": "report"}`,
+			text:   `{"data":{"rows":[1,2],"imageCount":3},"mediaType":"report"}`,
+		},
+		{
+			name:   "a type named image without a source is an image",
+			output: `{"type":"image"}`,
+			text:   `"[attachment: image/*]"`,
+			types:  []string{"image/*"},
+		},
+		{
+			name:   "not JSON",
+			output: `data:image/png;base64,AAAA`,
+			wire:   WireString,
+			text:   `data:image/png;base64,AAAA`,
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := json.RawMessage(tt.output)
+			if tt.name == "not JSON" {
+				out, _ = json.Marshal(tt.output)
+				tt.text, tt.types = "[attachment: image/png]", []string{"image/png"}
+			}
+			m := Message{ID: "t1", Role: RoleTool, Parts: []Part{{Type: PartToolResult, ToolCallID: "c1", Output: out, Wire: tt.wire}}}
+			if got := m.Text(); got != tt.text {
+				t.Errorf("Text = %s\nwant   %s", got, tt.text)
+			}
+			if diff := cmp.Diff(tt.types, m.Parts[0].toolMedia()); diff != "" {
+				t.Errorf("media (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func mustJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestToolMediaCounted: a chat whose tool returns screenshots counts each
+// as the media rule, so that a ceiling built for images holds, and the
+// Summarizer never reads the bytes.
+func TestToolMediaCounted(t *testing.T) {
+	ctx := context.Background()
+	var seen []string
+	sum := SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+		for _, m := range req.Messages {
+			seen = append(seen, m.Text())
+		}
+		return "the agent took screenshots", nil
+	})
+	shot := json.RawMessage(`[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + screenshot + `"}}]`)
+	var chat []Message
+	for i := 0; i < 6; i++ {
+		id := string(rune('a' + i))
+		chat = append(chat,
+			Message{ID: "u" + id, Role: RoleUser, Content: "take a screenshot"},
+			Message{ID: "c" + id, Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "k" + id, ToolName: "screenshot", Input: json.RawMessage(`{}`)}}},
+			Message{ID: "r" + id, Role: RoleTool, Parts: []Part{{Type: PartToolResult, ToolCallID: "k" + id, ToolName: "screenshot", Output: shot}}},
+			Message{ID: "a" + id, Role: RoleAssistant, Content: "here it is"})
+	}
+	chat = append(chat, Message{ID: "uz", Role: RoleUser, Content: "thanks"})
+	c := mustNew(t, sum, NewMemoryStore(), WithMediaTokens("image/*", 50), WithTriggerTokens(400), WithMaxPayloadTokens(600))
+	res, err := c.Compress(ctx, "c", chat)
+	if err != nil || res.Err != nil {
+		t.Fatalf("Compress: %v %v", err, res.Err)
+	}
+	// The base64 alone is 19,800 words; as attachments the chat is small.
+	if res.Tokens > 1000 {
+		t.Errorf("chat of 6 screenshots counts %d tokens, want the media rule's 50 each", res.Tokens)
+	}
+	wantOne := words.CountTokens(`["[attachment: image/png]"]`) + words.CountTokens("screenshot") + 50
+	if got := c.sizes(chat[2:3])[0]; got != wantOne {
+		t.Errorf("a screenshot result counts %d, want %d", got, wantOne)
+	}
+	for _, s := range seen {
+		if strings.Contains(s, screenshot[:40]) {
+			t.Fatalf("the Summarizer read the base64: %.80s", s)
+		}
+	}
+}
+
+// FuzzElideMedia: for any JSON, what elideMedia returns is JSON; without
+// media it is the input itself; and a second pass finds nothing more.
+func FuzzElideMedia(f *testing.F) {
+	f.Add(`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}`)
+	f.Add(`[{"type":"input_image","image_url":"data:image/png;base64,AAAA"},{"mimeType":"x/y","blob":"Zm9v"}]`)
+	f.Add(`{"a":"data:;base64,","b":[1e3,-0.5,null,true],"\u00e9":"<>&"}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		out, types := elideMedia([]byte(s))
+		if !json.Valid(out) {
+			t.Fatalf("elideMedia(%s) = %s, not JSON", s, out)
+		}
+		if len(types) == 0 && string(out) != s {
+			t.Fatalf("elideMedia(%s) changed it to %s without media", s, out)
+		}
+		if again, more := elideMedia(out); len(more) != 0 || string(again) != string(out) {
+			t.Fatalf("a second pass over %s found %v: %s", out, more, again)
+		}
+	})
+}
