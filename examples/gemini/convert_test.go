@@ -188,7 +188,7 @@ func TestContentsThroughCompressor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			api := newFakeAPI(t, reply{200, answer("ok", "STOP"), false})
+			api := newFakeAPI(t, reply{200, answer("ok", "STOP"), false, ""})
 			client, _ := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: api.URL}})
 			if _, err := client.Models.GenerateContent(context.Background(), "gemini-2.5-flash", contents, &genai.GenerateContentConfig{SystemInstruction: sys}); err != nil {
 				t.Fatal(err)
@@ -278,8 +278,8 @@ func TestContentsRandom(t *testing.T) {
 // countTokens as a generateContentRequest with its system instruction,
 // and the total comes back; an API error is an error.
 func TestCountTokens(t *testing.T) {
-	api := newFakeAPI(t, reply{200, `{"totalTokens":321}`, false},
-		reply{404, `{"error":{"code":404,"message":"models/nope is not found","status":"NOT_FOUND"}}`, false})
+	api := newFakeAPI(t, reply{200, `{"totalTokens":321}`, false, ""},
+		reply{404, `{"error":{"code":404,"message":"models/nope is not found","status":"NOT_FOUND"}}`, false, ""})
 	client, _ := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI,
 		HTTPOptions: genai.HTTPOptions{BaseURL: api.URL}})
 	payload, err := gemini.FromContents(system, agentChat(2))

@@ -5,13 +5,18 @@
 //
 // The prompt is recap's [recap.RenderPrompt]: the previous summary and the
 // new messages, delimited and declared as data, with the instructions as
-// the system instruction. With New, requests that fail with 408, 429 or a
-// 5xx status, or on the network, are retried by the SDK with exponential
-// backoff (1 s doubling, plus up to 1 s of jitter, at most 60 s) up to
-// WithMaxRetries times; the SDK does not read Retry-After. With
-// NewWithClient, the retries are the client's own (none unless its
-// HTTPOptions.RetryOptions ask for them). Cancelling the context stops
-// both the request and the wait.
+// the system instruction. With New, requests that fail with 408, 429, 500,
+// 502, 503 or 504, or on the network, are retried up to WithMaxRetries
+// times, after the delay the server asks for (Retry-After, or the
+// RetryInfo the Gemini API puts in a 429's details) or else with the SDK's
+// exponential backoff (1 s doubling, plus up to 1 s of jitter, at most
+// 60 s). A delay longer than 60 s, or than the context's deadline leaves,
+// is not waited for: the failure returns at once, for recap's fallback to
+// serve. (The SDK's own retries read neither; New's client does not use
+// them unless WithHTTPOptions gives retry options, which then replace
+// these.) With NewWithClient, the retries are the client's own (none
+// unless its HTTPOptions.RetryOptions ask for them). Cancelling the
+// context stops both the request and the wait.
 package gemini
 
 import (
@@ -56,6 +61,7 @@ type Summarizer struct {
 	cfg      llm.Config
 	thinking *int32
 	http     *genai.HTTPOptions // per request, nil for none
+	retry    *retryTransport    // New's client's transport; nil with NewWithClient
 }
 
 // config is what the options set.
@@ -146,16 +152,19 @@ func New(ctx context.Context, apiKey string, opts ...Option) (*Summarizer, error
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	attempts := int32(cfg.Retries + 1) // the first request and the retries
+	// The transport retries (see retryTransport); the SDK sends once,
+	// unless WithHTTPOptions gives it retry options.
+	hc, retry := retryingClient(cfg.HTTPClient, cfg.Retries)
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{
-		APIKey: apiKey, Backend: genai.BackendGeminiAPI, HTTPClient: cfg.HTTPClient,
-		HTTPOptions: genai.HTTPOptions{BaseURL: cfg.BaseURL, APIVersion: DefaultAPIVersion,
-			RetryOptions: &genai.HTTPRetryOptions{Attempts: &attempts}},
+		APIKey: apiKey, Backend: genai.BackendGeminiAPI, HTTPClient: hc,
+		HTTPOptions: genai.HTTPOptions{BaseURL: cfg.BaseURL, APIVersion: DefaultAPIVersion},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
-	return newSummarizer(client, cfg), nil
+	s := newSummarizer(client, cfg)
+	s.retry = retry
+	return s, nil
 }
 
 // NewWithClient returns a Summarizer that sends its requests through
@@ -214,6 +223,9 @@ func newSummarizer(client *genai.Client, cfg config) *Summarizer {
 func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) (string, error) {
 	p := recap.RenderPrompt(req, s.cfg.Instructions)
 	var httpOpts *genai.HTTPOptions
+	if s.http != nil && s.http.RetryOptions != nil {
+		ctx = context.WithValue(ctx, noRetryKey{}, true) // the SDK retries
+	}
 	if s.http != nil {
 		// A copy per call: the SDK writes to it (an empty Headers).
 		o := *s.http

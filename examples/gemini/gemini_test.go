@@ -19,9 +19,10 @@ import (
 
 // reply is a scripted answer of the fake Gemini API.
 type reply struct {
-	status int
-	body   string
-	hang   bool
+	status     int
+	body       string
+	hang       bool
+	retryAfter string // the Retry-After header, if set
 }
 
 // fakeAPI is an httptest server on 127.0.0.1 speaking the Gemini REST API
@@ -59,6 +60,9 @@ func newFakeAPI(t *testing.T, replies ...reply) *fakeAPI {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
+		if rep.retryAfter != "" {
+			w.Header().Set("Retry-After", rep.retryAfter)
+		}
 		w.WriteHeader(rep.status)
 		io.WriteString(w, rep.body)
 	}))
@@ -101,7 +105,7 @@ var request = recap.SummarizeRequest{
 }
 
 func TestSummarize(t *testing.T) {
-	api := newFakeAPI(t, reply{200, answer("  A Lisbon trip; an injection attempt.  ", "STOP"), false})
+	api := newFakeAPI(t, reply{200, answer("  A Lisbon trip; an injection attempt.  ", "STOP"), false, ""})
 	s, err := gemini.New(context.Background(), "key-1", gemini.WithBaseURL(api.URL), gemini.WithTemperature(0.2), gemini.WithThinkingBudget(0))
 	if err != nil {
 		t.Fatal(err)
@@ -151,13 +155,13 @@ func TestSummarizeFailures(t *testing.T) {
 		want  error
 		text  string
 	}{
-		{"truncated", reply{200, answer("A Lisbon", "MAX_TOKENS"), false}, gemini.ErrTruncated, ""},
-		{"safety", reply{200, answer("", "SAFETY"), false}, gemini.ErrBlocked, "SAFETY"},
-		{"recitation", reply{200, answer("", "RECITATION"), false}, gemini.ErrBlocked, "RECITATION"},
-		{"other finish", reply{200, answer("", "MALFORMED_FUNCTION_CALL"), false}, gemini.ErrBlocked, "MALFORMED_FUNCTION_CALL"},
-		{"prompt blocked", reply{200, `{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"}}`, false}, gemini.ErrBlocked, "PROHIBITED_CONTENT"},
-		{"bad request", reply{400, `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`, false}, nil, "API key not valid"},
-		{"no candidates", reply{200, `{"candidates":[]}`, false}, nil, "no candidates"},
+		{"truncated", reply{200, answer("A Lisbon", "MAX_TOKENS"), false, ""}, gemini.ErrTruncated, ""},
+		{"safety", reply{200, answer("", "SAFETY"), false, ""}, gemini.ErrBlocked, "SAFETY"},
+		{"recitation", reply{200, answer("", "RECITATION"), false, ""}, gemini.ErrBlocked, "RECITATION"},
+		{"other finish", reply{200, answer("", "MALFORMED_FUNCTION_CALL"), false, ""}, gemini.ErrBlocked, "MALFORMED_FUNCTION_CALL"},
+		{"prompt blocked", reply{200, `{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"}}`, false, ""}, gemini.ErrBlocked, "PROHIBITED_CONTENT"},
+		{"bad request", reply{400, `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`, false, ""}, nil, "API key not valid"},
+		{"no candidates", reply{200, `{"candidates":[]}`, false, ""}, nil, "no candidates"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			api := newFakeAPI(t, tc.reply)
@@ -171,9 +175,9 @@ func TestSummarizeFailures(t *testing.T) {
 }
 
 func TestSummarizeRetries(t *testing.T) {
-	exhausted := reply{429, `{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED"}}`, false}
-	unavailable := reply{503, `{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}`, false}
-	ok := reply{200, answer("Lisbon.", "STOP"), false}
+	exhausted := reply{429, `{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED"}}`, false, ""}
+	unavailable := reply{503, `{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}`, false, ""}
+	ok := reply{200, answer("Lisbon.", "STOP"), false, ""}
 	// No backoff, so that the test does not wait; the SDK's default
 	// backoff is covered by the first case.
 	zero := 0.0
@@ -197,7 +201,7 @@ func TestSummarizeRetries(t *testing.T) {
 			[]gemini.Option{gemini.WithHTTPOptions(genai.HTTPOptions{RetryOptions: noWait(2)})}, 2, 503},
 		{"no retries", "WithMaxRetries(0) sends once", []reply{exhausted}, nil,
 			[]gemini.Option{gemini.WithMaxRetries(0)}, 1, 429},
-		{"400 not retried", "a client error is final", []reply{{400, `{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}`, false}}, nil,
+		{"400 not retried", "a client error is final", []reply{{400, `{"error":{"code":400,"message":"bad","status":"INVALID_ARGUMENT"}}`, false, ""}}, nil,
 			nil, 1, 400},
 		{"client's retries", "NewWithClient keeps the retry options of the caller's client", []reply{exhausted, ok}, noWait(2),
 			nil, 2, 0},
@@ -258,7 +262,7 @@ func TestNewIgnoresEnvironment(t *testing.T) {
 	} {
 		t.Setenv(k, v)
 	}
-	api := newFakeAPI(t, reply{200, answer("Lisbon.", "STOP"), false})
+	api := newFakeAPI(t, reply{200, answer("Lisbon.", "STOP"), false, ""})
 	s, err := gemini.New(context.Background(), "key-1", gemini.WithBaseURL(api.URL))
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +278,7 @@ func TestNewIgnoresEnvironment(t *testing.T) {
 // TestSummarizeConcurrent: one Summarizer with per-request options serves
 // concurrent calls (run with -race).
 func TestSummarizeConcurrent(t *testing.T) {
-	api := newFakeAPI(t, reply{200, answer("Lisbon.", "STOP"), false})
+	api := newFakeAPI(t, reply{200, answer("Lisbon.", "STOP"), false, ""})
 	s, err := gemini.New(context.Background(), "k", gemini.WithBaseURL(api.URL),
 		gemini.WithHTTPOptions(genai.HTTPOptions{APIVersion: "v1beta"}))
 	if err != nil {
@@ -295,7 +299,7 @@ func TestSummarizeConcurrent(t *testing.T) {
 }
 
 func TestNewWithClient(t *testing.T) {
-	api := newFakeAPI(t, reply{200, answer("Lisbon.", "STOP"), false})
+	api := newFakeAPI(t, reply{200, answer("Lisbon.", "STOP"), false, ""})
 	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{APIKey: "caller-key", Backend: genai.BackendGeminiAPI,
 		HTTPOptions: genai.HTTPOptions{BaseURL: api.URL}})
 	if err != nil {

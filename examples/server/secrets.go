@@ -104,7 +104,7 @@ func shieldError(err error) error {
 	case errors.As(err, &antErr):
 		return &upstreamError{status: antErr.StatusCode, retryAfter: retryAfter(antErr.Response, time.Now())}
 	case errors.As(err, &gemErr):
-		return &upstreamError{status: gemErr.Code} // the SDK keeps no response headers
+		return &upstreamError{status: gemErr.Code, retryAfter: gemini.RetryDelay(gemErr)} // its RetryInfo: the SDK keeps no headers
 	case errors.As(err, &netErr), errors.As(err, &urlErr):
 		return errUnreachable
 	}

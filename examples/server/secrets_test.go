@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/gemini"
 	"github.com/recapgo/recap/examples/internal/apitest"
 )
 
@@ -144,6 +145,25 @@ func TestBreakerHonoursRetryAfter(t *testing.T) {
 	}
 	if n := llm.Requests.Load(); n != 1 {
 		t.Errorf("%d LLM calls, want 1: the breaker opens for the Retry-After", n)
+	}
+}
+
+// TestBreakerHonoursGeminiRetryInfo: the Gemini API says when to retry
+// in a 429's RetryInfo, not in a header; the breaker opens for it too.
+func TestBreakerHonoursGeminiRetryInfo(t *testing.T) {
+	llm := apitest.New(t, "/v1/models/"+gemini.DefaultModel+":generateContent", apitest.Response{Status: 429,
+		Body: `{"error":{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[` +
+			`{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"20s"}]}}`})
+	env := map[string]string{"RECAP_GEMINI_BASE_URL": llm.URL, "RECAP_GEMINI_API_KEY": "k"}
+	base := startServer(t, env, "-trigger", "100")
+	for i := range 5 {
+		status, out := post(t, base+"/api/chats/c"+strconv.Itoa(i)+"/payload", chatJSON(t, 8))
+		if status != 200 || out["summarized"] != true {
+			t.Fatalf("request %d: %d %v", i, status, out)
+		}
+	}
+	if n := llm.Requests.Load(); n != 1 {
+		t.Errorf("%d LLM calls, want 1: the breaker opens for the RetryInfo's delay", n)
 	}
 }
 
