@@ -342,6 +342,9 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		if err == nil && recount != res.PayloadTokens {
 			t.Fatalf("step %d: PayloadTokens = %d, the payload counts %d", step, res.PayloadTokens, recount)
 		}
+		if m := c.Measure(res.Payload); err == nil && m != res.PayloadTokens {
+			t.Fatalf("step %d: PayloadTokens = %d, Measure of the payload %d", step, res.PayloadTokens, m)
+		}
 		for _, m := range res.Dropped {
 			count[m.ID]++
 		}

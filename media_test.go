@@ -189,3 +189,33 @@ func FuzzElideMedia(f *testing.F) {
 		}
 	})
 }
+
+// TestMeasure: Measure counts each message's text, its attachments (file
+// parts and media in tool results) and the message overhead, and a
+// Result's PayloadTokens is Measure of its Payload.
+func TestMeasure(t *testing.T) {
+	c := mustNew(t, &recorder{}, NewMemoryStore(), WithMediaTokens("image/*", 70), WithMediaTokens("*", 500), WithMessageOverhead(4))
+	msgs := []Message{
+		{ID: "u1", Role: RoleUser, Parts: []Part{{Type: PartText, Text: "look at this"}, {Type: PartFile, MediaType: "image/png", URL: "data:image/png;base64,AAAA"}}},
+		{ID: "a1", Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "k", ToolName: "shot", Input: json.RawMessage(`{}`)}}},
+		{ID: "t1", Role: RoleTool, Parts: []Part{{Type: PartToolResult, ToolCallID: "k", Output: json.RawMessage(`{"mimeType":"application/pdf","blob":"JVBERi0="}`)}}},
+		{ID: "u2", Role: RoleUser, Content: "and now?"},
+	}
+	want := words.CountTokens("look at this\n[attachment: image/png]") + 70 + 4 +
+		words.CountTokens("shot\n{}") + 4 +
+		words.CountTokens(`"[attachment: application/pdf]"`) + 500 + 4 +
+		words.CountTokens("and now?") + 4
+	if got := c.Measure(msgs); got != want {
+		t.Errorf("Measure = %d, want %d", got, want)
+	}
+	if got := c.Measure(nil); got != 0 {
+		t.Errorf("Measure(nil) = %d", got)
+	}
+	res, err := c.Compress(context.Background(), "c", msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Measure(res.Payload); got != res.PayloadTokens {
+		t.Errorf("Measure(Payload) = %d, PayloadTokens %d", got, res.PayloadTokens)
+	}
+}

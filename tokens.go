@@ -362,6 +362,18 @@ func (c *Compressor) sizes(msgs []Message) []int {
 	return n
 }
 
+// Measure returns the size of msgs as Compress measures a payload: each
+// message's Text counted by the Compressor's TokenCounter, the cost of its
+// attachments (WithMediaTokens) and the message overhead
+// (WithMessageOverhead). A Result's PayloadTokens is Measure of its
+// Payload; Measure of the chat that went into Compress less it is what the
+// call saved. Counts are remembered between calls, as Compress remembers
+// them, so measuring a chat right after compressing it counts little
+// anew. It is safe for concurrent use.
+func (c *Compressor) Measure(msgs []Message) int {
+	return c.tokens(nil, msgs)
+}
+
 // tokens returns the tokens of the summary message (if any) and msgs (see
 // sizes).
 func (c *Compressor) tokens(summary *Message, msgs []Message) int {

@@ -56,8 +56,8 @@ type Config struct {
 	// Now is the clock of the rate limits; nil means time.Now.
 	Now func() time.Time
 	// Telemetry, if not nil, traces requests (otelhttp), records each
-	// Compress (recapotel) and serves /metrics; Counter counts the
-	// histories for the tokens-saved metric.
+	// Compress (recapotel) and serves /metrics; Counter counts what
+	// clients report to POST /api/usage.
 	Telemetry *telemetry
 	Counter   recap.TokenCounter
 	// Calibrator, if not nil, learns the counts of Model from the usage
@@ -185,7 +185,7 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 		defer cancel()
 		res, err := c.Compress(ctx, storeKey(tenantFrom(r.Context()), id), msgs)
 		if t := cfg.Telemetry; t != nil && t.recordsMetrics() && r.Context().Err() == nil {
-			t.in.RecordCompress(r.Context(), res, err, historyTokens(cfg.Counter, msgs))
+			t.in.RecordCompress(r.Context(), res, err, c.Measure(msgs)) // counts Compress remembers
 		}
 		var me *recap.MessageError
 		switch {
@@ -379,19 +379,6 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
-}
-
-// historyTokens is the size of msgs as recap counts them with tc and no
-// per-message overhead (the server's setting), or 0 without tc.
-func historyTokens(tc recap.TokenCounter, msgs []recap.Message) int {
-	if tc == nil {
-		return 0
-	}
-	n := 0
-	for _, m := range msgs {
-		n += tc.CountTokens(m.Text())
-	}
-	return n
 }
 
 // usageResponse is the answer of POST /api/usage.
