@@ -65,9 +65,10 @@ func base64URLType(s string) (string, bool) {
 // mediaNote is what stands for a media payload of type mt in a text.
 func mediaNote(mt string) string { return "[attachment: " + mt + "]" }
 
-// elideMedia returns JSON text r with each media payload it holds (see
-// mediaObject, base64URLType) replaced by the JSON string of its note, and
-// the media types it replaced. The rest of r is copied byte for byte. It
+// elideMedia returns JSON text r with the bytes of each medium it holds
+// (base64 data beside a media type, a base64 data URL) replaced by the
+// JSON string of its note, and the media types it found (those, and image
+// blocks of any source; see jsonValue.elide). The rest of r is copied byte for byte. It
 // returns r itself and no types when r holds none, or is not JSON.
 func elideMedia(r []byte) ([]byte, []string) {
 	sc := jsonScanner{s: r}
@@ -77,7 +78,7 @@ func elideMedia(r []byte) ([]byte, []string) {
 		return r, nil
 	}
 	var types []string
-	v = v.elide(&types)
+	v = v.elide(&types, false)
 	if len(types) == 0 {
 		return r, nil
 	}
@@ -258,12 +259,11 @@ func (v *jsonValue) dataURL() (string, bool) {
 	return base64URLType(meta)
 }
 
-// mediaObject returns the media type of an object that is a media
-// payload: one with base64 data beside its (non-text) media type, or an
-// image block of any source.
-func (v *jsonValue) mediaObject() (string, bool) {
+// inlineData returns the media type of an object that holds base64 data
+// beside its (non-text) media type, and the index of the data member.
+func (v *jsonValue) inlineData() (string, int, bool) {
 	if !v.object {
-		return "", false
+		return "", 0, false
 	}
 	mt := ""
 	for _, k := range mediaTypeKeys {
@@ -272,23 +272,41 @@ func (v *jsonValue) mediaObject() (string, bool) {
 			break
 		}
 	}
-	if mt != "" && !strings.HasPrefix(mt, "text/") {
-		for _, k := range mediaDataKeys {
-			if i := v.index(k); i >= 0 && v.vals[i].isString() {
-				return mt, true
-			}
+	if mt == "" || strings.HasPrefix(mt, "text/") {
+		return "", 0, false
+	}
+	for _, k := range mediaDataKeys {
+		if i := v.index(k); i >= 0 && v.vals[i].isString() {
+			return mt, i, true
 		}
 	}
-	if typ, ok := v.member("type"); ok && imageBlockTypes[typ] {
-		if mt == "" {
-			mt = v.innerMediaType(0)
-		}
-		if !strings.HasPrefix(mt, "image/") {
-			mt = "image/*"
-		}
-		return mt, true
+	return "", 0, false
+}
+
+// imageBlock returns the media type of an object whose "type" makes it an
+// image, whatever its source: its own media type, that of the data inside
+// it, or "image/*".
+func (v *jsonValue) imageBlock() (string, bool) {
+	if !v.object {
+		return "", false
 	}
-	return "", false
+	if typ, ok := v.member("type"); !ok || !imageBlockTypes[typ] {
+		return "", false
+	}
+	mt := ""
+	for _, k := range mediaTypeKeys {
+		if s, ok := v.member(k); ok {
+			mt = strings.ToLower(s)
+			break
+		}
+	}
+	if mt == "" {
+		mt = v.innerMediaType(0)
+	}
+	if !strings.HasPrefix(mt, "image/") {
+		mt = "image/*"
+	}
+	return mt, true
 }
 
 // innerMediaType returns the media type of the first media payload inside
@@ -299,7 +317,7 @@ func (v *jsonValue) innerMediaType(depth int) string {
 	}
 	for i := range v.vals {
 		e := &v.vals[i]
-		if mt, ok := e.mediaObject(); ok {
+		if mt, _, ok := e.inlineData(); ok {
 			return mt
 		}
 		if mt, ok := e.dataURL(); ok {
@@ -312,25 +330,48 @@ func (v *jsonValue) innerMediaType(depth int) string {
 	return ""
 }
 
-// elide replaces the media payloads in v by their notes, appending their
-// types to types.
-func (v jsonValue) elide(types *[]string) jsonValue {
-	mt, ok := v.mediaObject()
-	if !ok {
-		mt, ok = v.dataURL()
-	}
-	if ok {
-		*types = append(*types, mt)
-		note, _ := json.Marshal(mediaNote(mt)) // a string always marshals
-		return jsonValue{raw: note}
-	}
-	if v.object || v.array {
-		vals := make([]jsonValue, len(v.vals))
-		for i := range v.vals {
-			vals[i] = v.vals[i].elide(types)
+// noteValue is the JSON string of the note for media of type mt.
+func noteValue(mt string) jsonValue {
+	note, _ := json.Marshal(mediaNote(mt)) // a string always marshals
+	return jsonValue{raw: note}
+}
+
+// elide replaces the bytes of the media in v by notes, appending each
+// medium's type to types once: an image block counts once, whatever data
+// it holds (inMedia: v is inside one). Everything else stays, so that a
+// caption or a URL beside an image still reads as text.
+func (v jsonValue) elide(types *[]string, inMedia bool) jsonValue {
+	if mt, ok := v.dataURL(); ok {
+		if !inMedia {
+			*types = append(*types, mt)
 		}
-		v.vals = vals
+		return noteValue(mt)
 	}
+	if !v.object && !v.array {
+		return v
+	}
+	data, dataType := -1, ""
+	if mt, ok := v.imageBlock(); ok {
+		if !inMedia {
+			*types = append(*types, mt)
+		}
+		inMedia = true
+	}
+	if mt, i, ok := v.inlineData(); ok {
+		if !inMedia {
+			*types = append(*types, mt)
+		}
+		data, dataType = i, mt
+	}
+	vals := make([]jsonValue, len(v.vals))
+	for i := range v.vals {
+		if i == data {
+			vals[i] = noteValue(dataType)
+			continue
+		}
+		vals[i] = v.vals[i].elide(types, inMedia)
+	}
+	v.vals = vals
 	return v
 }
 

@@ -263,8 +263,9 @@ func NewTextMessage(format Format, id string, role Role, text string) Message {
 //     Output (each as compact JSON, unless absent or null; a WireString
 //     value as its string) and ErrorText; media in Input or Output (an
 //     image block, base64 data beside its media type, a base64 data URL:
-//     a tool's screenshot) is replaced by a note "[attachment: MediaType]"
-//     and counted as an attachment (see WithMediaTokens);
+//     a tool's screenshot) counts as an attachment (see WithMediaTokens),
+//     its bytes replaced by a note "[attachment: MediaType]" (the rest of
+//     the JSON, a caption or a URL, stays);
 //   - for a file part ([Part.IsFile]), a note "[attachment: MediaType
 //     Filename]", leaving out what is empty, never the URL or the data;
 //   - for any other part, its Text (none for step and source parts).

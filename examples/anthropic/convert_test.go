@@ -190,7 +190,7 @@ func TestFromMessages(t *testing.T) {
 		reason: "an image in a tool_result is an attachment to recap, never counted by its bytes",
 		in: sdk.NewUserMessage(rawBlock(`{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"Screen:"},` +
 			`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]}`)),
-		want: want{Role: "tool", Parts: []string{"tool-result"}, Text: `[{"type":"text","text":"Screen:"},"[attachment: image/png]"]`},
+		want: want{Role: "tool", Parts: []string{"tool-result"}, Text: `[{"type":"text","text":"Screen:"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"[attachment: image/png]"}}]`},
 	}, {
 		name:   "thinking",
 		reason: "signed thinking is a reasoning part; its signature is not counted",
