@@ -85,10 +85,11 @@ func claudeModelIs(name, model string) bool {
 var geminiTools = toolCosts{exist: 18, perTool: 18, firstProp: 10, nextProp: 10, perEnum: 5,
 	nestedObject: 29, arrayOfObjects: 29}
 
-// ToolTokens returns what the tool definitions in tools, a JSON array,
-// add to a request to the Estimator's model: the tools' share of the
-// request's fixed part, to add to WithReservedTokens with
-// RequestOverhead. Each definition may be in any provider's shape:
+// ToolTokens returns what the tool definitions in tools, a JSON array (or
+// a request body, whose "tools" and legacy "functions" it reads), add to
+// a request to the Estimator's model: the tools' share of the request's
+// fixed part, to add to WithReservedTokens with RequestOverhead. Each
+// definition may be in any provider's shape:
 //
 //   - Anthropic: {"name", "description", "input_schema"}
 //   - OpenAI Chat Completions: {"type": "function", "function": {"name",
@@ -119,8 +120,9 @@ var geminiTools = toolCosts{exist: 18, perTool: 18, firstProp: 10, nextProp: 10,
 // providers' and not published; a definition without a name or
 // parameters is such a tool. Where those matter, feed a [Calibrator] with
 // the usage the provider reports, or count the request with the
-// provider's endpoint. tools that is not a JSON array of objects, or a
-// schema that is not JSON, is an error matching ErrInvalidRequest.
+// provider's endpoint. tools that is neither a JSON array of objects nor
+// a JSON object, or a definition that is not JSON, is an error matching
+// ErrInvalidRequest.
 func (e *Estimator) ToolTokens(tools []byte) (int, error) {
 	fns, err := toolFunctions(tools)
 	if err != nil {
@@ -230,7 +232,20 @@ func toolFunctions(tools []byte) ([]function, error) {
 		return nil, nil
 	}
 	var items []json.RawMessage
-	if err := json.Unmarshal(tools, &items); err != nil {
+	if t := bytes.TrimSpace(tools); t[0] == '{' {
+		// A request body: its tools, and OpenAI's legacy functions.
+		var body struct {
+			Tools     []json.RawMessage `json:"tools"`
+			Functions []json.RawMessage `json:"functions"`
+		}
+		if err := json.Unmarshal(tools, &body); err != nil {
+			return nil, fmt.Errorf("%w: request: %v", ErrInvalidRequest, err)
+		}
+		items = body.Tools
+		for _, f := range body.Functions {
+			items = append(items, wrapJSON(`{"type":"function","function":`, f, `}`))
+		}
+	} else if err := json.Unmarshal(tools, &items); err != nil {
 		return nil, fmt.Errorf("%w: tools: %v", ErrInvalidRequest, err)
 	}
 	var fns []function
@@ -265,6 +280,11 @@ func toolFunctions(tools []byte) ([]function, error) {
 		}
 	}
 	return fns, nil
+}
+
+// wrapJSON returns v between before and after.
+func wrapJSON(before string, v json.RawMessage, after string) json.RawMessage {
+	return json.RawMessage(before + string(v) + after)
 }
 
 // toolFunction reads one function definition, whose schema may be under

@@ -78,6 +78,8 @@ func TestToolTokensShapes(t *testing.T) {
 		"gemini":            `[{"functionDeclarations":[{"name":"get_weather","description":"Weather now","parameters":` + gemini + `},{"name":"noop"}]}]`,
 		"gemini json":       `[{"functionDeclarations":[{"name":"get_weather","description":"Weather now","parametersJsonSchema":` + schema + `}]},{"function_declarations":[{"name":"noop"}]}]`,
 		"gemini, bare":      `[{"name":"get_weather","description":"Weather now","parametersJsonSchema":` + schema + `},{"name":"noop","parameters":null}]`,
+		"request body":      `{"model":"claude-sonnet-4-5","max_tokens":1024,"tools":[{"name":"get_weather","description":"Weather now","input_schema":` + schema + `},{"name":"noop"}],"messages":[]}`,
+		"legacy functions":  `{"functions":[{"name":"get_weather","description":"Weather now","parameters":` + schema + `}],"tools":[{"type":"function","function":{"name":"noop"}}]}`,
 		"with server tools": `[{"type":"web_search_20250305","name":"web_search","max_uses":5},{"name":"get_weather","description":"Weather now","input_schema":` + schema + `},{"googleSearch":{}},{"type":"web_search"},{"codeExecution":{}},{"name":"noop"}]`,
 	}
 	for _, model := range []string{"claude-sonnet-4-5", "gemini-2.5-flash", "gpt-4o"} {
@@ -95,12 +97,12 @@ func TestToolTokensShapes(t *testing.T) {
 				t.Errorf("%s, %s: ToolTokens = %d, %v; want %d", model, name, got, err, want)
 			}
 		}
-		for _, none := range []string{``, `null`, `[]`, `[{"type":"web_search_20250305","name":"web_search"},{"googleSearch":{}}]`} {
+		for _, none := range []string{``, `null`, `[]`, `{}`, `{"messages":[]}`, `[{"type":"web_search_20250305","name":"web_search"},{"googleSearch":{}}]`} {
 			if got, err := e.ToolTokens([]byte(none)); got != 0 || err != nil {
 				t.Errorf("%s, %q: ToolTokens = %d, %v; want 0", model, none, got, err)
 			}
 		}
-		for _, bad := range []string{`{}`, `[1]`, `"tools"`, `[{"functionDeclarations":[{"description":"no name"}]}]`,
+		for _, bad := range []string{`{"tools":{}}`, `[1]`, `"tools"`, `{"tools":[1]}`, `[{"functionDeclarations":[{"description":"no name"}]}]`,
 			`[{"type":"function","function":{"name":"f","parameters":{"properties":[}}}]`} {
 			if _, err := e.ToolTokens([]byte(bad)); !errors.Is(err, ErrInvalidRequest) {
 				t.Errorf("%s, %s: err %v, want ErrInvalidRequest", model, bad, err)
