@@ -68,8 +68,9 @@ func mediaNote(mt string) string { return "[attachment: " + mt + "]" }
 // elideMedia returns JSON text r with the bytes of each medium it holds
 // (base64 data beside a media type, a base64 data URL) replaced by the
 // JSON string of its note, and the media types it found (those, and image
-// blocks of any source; see jsonValue.elide). The rest of r is copied byte for byte. It
-// returns r itself and no types when r holds none, or is not JSON.
+// blocks of any source; see jsonValue.elide). The rest of r is copied
+// byte for byte, less white space between tokens. It returns r itself and
+// no types when r holds none, or is not JSON.
 func elideMedia(r []byte) ([]byte, []string) {
 	sc := jsonScanner{s: r}
 	v, ok := sc.value(0)
