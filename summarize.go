@@ -140,6 +140,9 @@ type Result struct {
 	// summarization of the chat is pending or running after the call
 	// (scheduled by this call or an earlier one). Summary is then the
 	// stored summary, Summarized false, and Payload the unsummarized one.
+	// A task that the scheduler ran to its end (or dropped) before the
+	// call returned is not reported: its summary, if saved, is the next
+	// call's.
 	Scheduled bool
 	// Older reports that msgs is an older snapshot of the chat than the
 	// stored summary (see [Plan.Older]): the payload is built from msgs
