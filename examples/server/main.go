@@ -172,6 +172,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		trigger    = fs.Int("trigger", 0, "summarize above this many tokens (default 1000, or $RECAP_SUMMARY_TRIGGER_TOKENS)")
 		window     = fs.Int("window", 0, "conversations kept raw (default 2, or $RECAP_SUMMARY_WINDOW_CONVERSATIONS)")
 		maxPayload = fs.Int("max-payload", 0, "hard ceiling on payload tokens (0: none)")
+		reserved   = fs.Int("reserved-tokens", 0, "tokens of -max-payload kept for what a request holds besides the payload (recap.WithReservedTokens)")
+		toolsFile  = fs.String("tools", "", "JSON file of the tool definitions clients send (an array in any provider's shape, or a request body): their tokens and the request's priming for -chat-model are added to -reserved-tokens")
 		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one request, summarizing included")
 		keysFile   = fs.String("api-keys", "", "file of TENANT KEY lines, KEY in clear or sha256:<hex> (default $RECAP_API_KEYS_FILE)")
 		sumRate    = fs.Float64("summarize-rate", DefaultSummarizeRate, "requests a second each tenant may make to /api/summarize, on average")
@@ -264,6 +266,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		opts = append(opts, recap.WithTokenCounter(cal.Counter(*model)))
 	}
 	opts = append(opts, recap.WithMessageOverhead(*overhead))
+	fixed, err := reservedTokens(*reserved, *toolsFile, *model)
+	if err != nil {
+		return err
+	}
+	if fixed > 0 {
+		if *maxPayload == 0 {
+			return errors.New("-reserved-tokens and -tools keep part of -max-payload: set it")
+		}
+		opts = append(opts, recap.WithReservedTokens(fixed))
+	}
 	if _, set := lookup(setup.EnvMaxRetries); !set || flagSet(fs, "llm-retries") {
 		// The server retries nothing by default: the SDK would wait out a
 		// Retry-After in the request or the task; the breaker opens for it.
@@ -435,4 +447,30 @@ func withValue(lookup func(string) (string, bool), key, value string) func(strin
 		}
 		return lookup(k)
 	}
+}
+
+// reservedTokens returns the tokens of the payload ceiling that requests
+// need for the rest: n, plus, with a tools file, its tool definitions and
+// the request's priming as recap estimates them for model (as for an
+// OpenAI model counted by o200k_base when recap does not know model).
+func reservedTokens(n int, toolsFile, model string) (int, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("-reserved-tokens %d: must not be negative", n)
+	}
+	if toolsFile == "" {
+		return n, nil
+	}
+	data, err := os.ReadFile(toolsFile)
+	if err != nil {
+		return 0, fmt.Errorf("-tools: %w", err)
+	}
+	e, err := recap.EstimatorForModel(model)
+	if err != nil {
+		e, _ = recap.EstimatorForModel("gpt-4o") // o200k_base, the server's counter
+	}
+	tools, err := e.ToolTokens(data)
+	if err != nil {
+		return 0, fmt.Errorf("-tools %s: %w", toolsFile, err)
+	}
+	return n + tools + e.RequestOverhead(), nil
 }
