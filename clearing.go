@@ -23,7 +23,7 @@ type ClearedResult struct {
 	Part      int    // the index of the result's part in the message
 	CallID    string // the tool call's ID
 	ToolName  string // the tool's name, if known
-	Tokens    int    // the result's size, in tokens of the counter
+	Tokens    int    // the result's size, in tokens of the counter (its media by WithMediaTokens)
 	Saved     int    // the tokens the placeholder saves
 }
 
@@ -178,8 +178,13 @@ func (c *Compressor) clearPlan(p *Plan) {
 	msgs := make([]Message, 0, len(p.Summarize)+len(p.Window)+len(p.Turn))
 	msgs = append(append(append(msgs, p.Summarize...), p.Window...), p.Turn...)
 	size := func(m Message, part Part) int {
-		out := Message{ID: m.ID + "\x00result:" + part.ToolCallID, Content: jsonText(part.Output, part.Wire)}
-		return c.counts.countAll(c.cfg.counter, []Message{out})[0]
+		text, media := toolText(part.Output, part.Wire) // as Message.Text and sizes count it
+		out := Message{ID: m.ID + "\x00result:" + part.ToolCallID, Content: text}
+		n := c.counts.countAll(c.cfg.counter, []Message{out})[0]
+		for _, mt := range media {
+			n += c.cfg.mediaCost(mt)
+		}
+		return n
 	}
 	p.Cleared = c.cfg.clear.clearResults(msgs, size, c.cfg.counter.CountTokens)
 }

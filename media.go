@@ -420,11 +420,3 @@ func toolText(r json.RawMessage, form WireForm) (string, []string) {
 	}
 	return string(out), types
 }
-
-// toolMedia returns the media types held in the Input and Output of tool
-// part p.
-func (p *Part) toolMedia() []string {
-	_, in := toolText(p.Input, p.Wire)
-	_, out := toolText(p.Output, p.Wire)
-	return append(in, out...)
-}

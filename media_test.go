@@ -3,6 +3,7 @@ package recap
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -119,7 +120,9 @@ func TestToolMedia(t *testing.T) {
 			if got := m.Text(); got != tt.text {
 				t.Errorf("Text = %s\nwant   %s", got, tt.text)
 			}
-			if diff := cmp.Diff(tt.types, m.Parts[0].toolMedia()); diff != "" {
+			var types []string
+			m.text(&types)
+			if diff := cmp.Diff(tt.types, types); diff != "" {
 				t.Errorf("media (-want +got):\n%s", diff)
 			}
 		})
@@ -226,5 +229,33 @@ func TestMeasure(t *testing.T) {
 	}
 	if got := c.Measure(res.Payload); got != res.PayloadTokens {
 		t.Errorf("Measure(Payload) = %d, PayloadTokens %d", got, res.PayloadTokens)
+	}
+}
+
+// TestToolMediaCleared: clearing a screenshot's result saves its media
+// cost and its text, not the tokens of its base64.
+func TestToolMediaCleared(t *testing.T) {
+	shot := json.RawMessage(`[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + screenshot + `"}}]`)
+	var chat []Message
+	chat = append(chat, Message{ID: "u0", Role: RoleUser, Content: "check the screen every step"})
+	for i := 0; i < 6; i++ {
+		id := fmt.Sprint(i)
+		chat = append(chat,
+			Message{ID: "c" + id, Role: RoleAssistant, Parts: []Part{{Type: PartToolCall, ToolCallID: "k" + id, ToolName: "screenshot", Input: json.RawMessage(`{}`)}}},
+			Message{ID: "r" + id, Role: RoleTool, Parts: []Part{{Type: PartToolResult, ToolCallID: "k" + id, ToolName: "screenshot", Output: shot}}})
+	}
+	c := mustNew(t, &recorder{}, NewMemoryStore(), WithMediaTokens("image/*", 300), WithTriggerTokens(100000), WithToolResultClearing(1, 10))
+	res, err := c.Compress(context.Background(), "c", chat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cleared) == 0 {
+		t.Fatal("no screenshot cleared")
+	}
+	want := words.CountTokens(`[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"[attachment: image/png]"}}]`) + 300
+	for _, r := range res.Cleared {
+		if r.Tokens != want || r.Saved <= 0 || r.Saved >= want {
+			t.Errorf("cleared %+v; want Tokens %d and part of it saved", r, want)
+		}
 	}
 }

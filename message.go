@@ -273,7 +273,11 @@ func NewTextMessage(format Format, id string, role Role, text string) Message {
 // JSON is rendered compact, as providers serialize it, so a pretty-printed
 // and a compact copy of the same chat count the same. A message with a
 // single text returns it without copying.
-func (m Message) Text() string {
+func (m Message) Text() string { return m.text(nil) }
+
+// text is Text; with media not nil, it also appends the media types of
+// m's attachments: its file parts and the media in its tool parts.
+func (m Message) text(media *[]string) string {
 	var buf [8]string
 	texts := buf[:0]
 	if m.Content != "" {
@@ -286,8 +290,11 @@ func (m Message) Text() string {
 		p := &m.Parts[i]
 		switch {
 		case p.IsTool():
-			in, _ := toolText(p.Input, p.Wire)
-			out, _ := toolText(p.Output, p.Wire)
+			in, inMedia := toolText(p.Input, p.Wire)
+			out, outMedia := toolText(p.Output, p.Wire)
+			if media != nil {
+				*media = append(append(*media, inMedia...), outMedia...)
+			}
 			for _, s := range [...]string{p.toolName(), p.Text, in, out, p.ErrorText} {
 				if s != "" {
 					texts = append(texts, s)
@@ -295,6 +302,9 @@ func (m Message) Text() string {
 			}
 		case p.IsFile():
 			texts = append(texts, p.attachmentNote())
+			if media != nil {
+				*media = append(*media, p.MediaType)
+			}
 		case p.Text != "":
 			texts = append(texts, p.Text)
 		}

@@ -299,12 +299,19 @@ func (cc *countCache) key(id, text string) uint64 {
 // countAll returns the tokens of each message's text, from the cache or
 // from tc, which it calls outside the lock.
 func (cc *countCache) countAll(tc TokenCounter, msgs []Message) []int {
-	counts := make([]int, len(msgs))
-	keys := make([]uint64, len(msgs))
 	texts := make([]string, len(msgs))
-	var missing []int
 	for i, m := range msgs {
 		texts[i] = m.Text()
+	}
+	return cc.countTexts(tc, msgs, texts)
+}
+
+// countTexts is countAll of msgs whose texts are texts.
+func (cc *countCache) countTexts(tc TokenCounter, msgs []Message, texts []string) []int {
+	counts := make([]int, len(msgs))
+	keys := make([]uint64, len(msgs))
+	var missing []int
+	for i, m := range msgs {
 		keys[i] = cc.key(m.ID, texts[i])
 	}
 	cc.mu.Lock()
@@ -355,9 +362,19 @@ func (cc *countCache) put(k uint64, n int32) {
 // the cost of its attachments (see WithMediaTokens) and the message
 // overhead. Text counts come from the counts the Compressor remembers.
 func (c *Compressor) sizes(msgs []Message) []int {
-	n := c.counts.countAll(c.cfg.counter, msgs)
+	texts := make([]string, len(msgs))
+	media := make([]int, len(msgs))
+	var types []string
 	for i, m := range msgs {
-		n[i] += c.mediaTokens(m) + c.cfg.overhead
+		types = types[:0]
+		texts[i] = m.text(&types) // the text and its media in one pass
+		for _, mt := range types {
+			media[i] += c.cfg.mediaCost(mt)
+		}
+	}
+	n := c.counts.countTexts(c.cfg.counter, msgs, texts)
+	for i := range n {
+		n[i] += media[i] + c.cfg.overhead
 	}
 	return n
 }
@@ -383,24 +400,6 @@ func (c *Compressor) tokens(summary *Message, msgs []Message) int {
 	}
 	for _, k := range c.sizes(msgs) {
 		n += k
-	}
-	return n
-}
-
-// mediaTokens returns what the attachments of m cost (see
-// WithMediaTokens).
-func (c *Compressor) mediaTokens(m Message) int {
-	n := 0
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		switch {
-		case p.IsFile():
-			n += c.cfg.mediaCost(p.MediaType)
-		case p.IsTool():
-			for _, mt := range p.toolMedia() {
-				n += c.cfg.mediaCost(mt)
-			}
-		}
 	}
 	return n
 }
