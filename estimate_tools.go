@@ -243,7 +243,7 @@ func toolFunctions(tools []byte) ([]function, error) {
 		}
 		items = body.Tools
 		for _, f := range body.Functions {
-			items = append(items, wrapJSON(`{"type":"function","function":`, f, `}`))
+			items = append(items, json.RawMessage(`{"type":"function","function":`+string(f)+`}`))
 		}
 	} else if err := json.Unmarshal(tools, &items); err != nil {
 		return nil, fmt.Errorf("%w: tools: %v", ErrInvalidRequest, err)
@@ -282,11 +282,6 @@ func toolFunctions(tools []byte) ([]function, error) {
 	return fns, nil
 }
 
-// wrapJSON returns v between before and after.
-func wrapJSON(before string, v json.RawMessage, after string) json.RawMessage {
-	return json.RawMessage(before + string(v) + after)
-}
-
 // toolFunction reads one function definition, whose schema may be under
 // "parameters", "parametersJsonSchema" or "input_schema".
 func toolFunction(raw json.RawMessage) (function, error) {
@@ -307,13 +302,5 @@ func toolFunction(raw json.RawMessage) (function, error) {
 			params = alt
 		}
 	}
-	def, err := json.Marshal(struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters,omitempty"`
-	}{d.Name, d.Description, params})
-	if err != nil {
-		return function{}, err
-	}
-	return parseFunction(def)
+	return newFunction(d.Name, d.Description, params)
 }

@@ -45,17 +45,13 @@ func mayHoldMedia(s string) bool {
 }
 
 // base64URLType returns the media type of a base64 data URL
-// ("data:image/png;base64,..."), or false if s is not one.
+// ("data:image/png;base64,..."), lower case, or false if s is not one.
 func base64URLType(s string) (string, bool) {
-	rest, ok := strings.CutPrefix(s, "data:")
-	if !ok {
+	meta, _, ok := strings.Cut(s, ",")
+	if !ok || !strings.HasPrefix(meta, "data:") || !strings.HasSuffix(meta, ";base64") {
 		return "", false
 	}
-	meta, _, ok := strings.Cut(rest, ",")
-	if !ok || !strings.HasSuffix(meta, ";base64") {
-		return "", false
-	}
-	mt, _, _ := strings.Cut(meta, ";")
+	mt := dataURLType(meta + ",") // as the OpenAI format reads a data URL
 	if mt == "" {
 		mt = "application/octet-stream"
 	}

@@ -198,17 +198,23 @@ func parseFunction(raw json.RawMessage) (function, error) {
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return function{}, err
 	}
-	if f.Name == "" {
+	return newFunction(f.Name, f.Description, f.Parameters)
+}
+
+// newFunction returns the definition of a function whose parameters'
+// schema is params (none if empty or null).
+func newFunction(name, description string, params json.RawMessage) (function, error) {
+	if name == "" {
 		return function{}, errors.New("no name")
 	}
-	params := &schema{object: true}
-	if len(f.Parameters) > 0 && !bytes.Equal(bytes.TrimSpace(f.Parameters), []byte("null")) {
+	s := &schema{object: true}
+	if len(params) > 0 && !bytes.Equal(bytes.TrimSpace(params), []byte("null")) {
 		var err error
-		if params, err = parseSchema(f.Parameters); err != nil {
-			return function{}, fmt.Errorf("%s: parameters: %v", f.Name, err)
+		if s, err = parseSchema(params); err != nil {
+			return function{}, fmt.Errorf("%s: parameters: %v", name, err)
 		}
 	}
-	return function{name: f.Name, description: f.Description, parameters: params}, nil
+	return function{name: name, description: description, parameters: s}, nil
 }
 
 // parseSchema reads a JSON schema, keeping the order of its properties.

@@ -591,13 +591,7 @@ func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 
 // toolInput returns a tool call's input as the JSON object tool_use needs.
 func toolInput(p recap.Part) (json.RawMessage, error) {
-	in := bytes.TrimSpace(p.Input)
-	if p.Wire == recap.WireString {
-		var s string
-		if json.Unmarshal(in, &s) == nil {
-			in = []byte(s)
-		}
-	}
+	in := llm.InputJSON(p)
 	if len(in) == 0 {
 		return json.RawMessage(`{}`), nil
 	}

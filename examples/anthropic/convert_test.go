@@ -18,21 +18,6 @@ import (
 	"github.com/recapgo/recap/examples/internal/apitest"
 )
 
-// jsonOf decodes the JSON encoding of v, to compare what the SDK would
-// send whatever the order of members.
-func jsonOf(t testing.TB, v any) any {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // rawBlock is a block the SDK sends as given.
 func rawBlock(s string) sdk.ContentBlockParamUnion {
 	return param.Override[sdk.ContentBlockParamUnion](json.RawMessage(s))
@@ -107,10 +92,10 @@ func TestMessagesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(jsonOf(t, system), jsonOf(t, gotSystem)); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, system), apitest.JSONOf(t, gotSystem)); diff != "" {
 		t.Errorf("system blocks mismatch (-before +after):\n%s", diff)
 	}
-	if diff := cmp.Diff(jsonOf(t, msgs), jsonOf(t, gotMsgs)); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, msgs), apitest.JSONOf(t, gotMsgs)); diff != "" {
 		t.Errorf("messages mismatch (-before +after):\n%s", diff)
 	}
 	// With the breakpoint: the same, the caller's own breakpoint on the
@@ -119,10 +104,10 @@ func TestMessagesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(jsonOf(t, system), jsonOf(t, gotSystem)); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, system), apitest.JSONOf(t, gotSystem)); diff != "" {
 		t.Errorf("system blocks with the breakpoint mismatch (-before +after):\n%s", diff)
 	}
-	if diff := cmp.Diff(jsonOf(t, msgs), jsonOf(t, gotMsgs)); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, msgs), apitest.JSONOf(t, gotMsgs)); diff != "" {
 		t.Errorf("messages with the breakpoint mismatch (-before +after):\n%s", diff)
 	}
 }
@@ -233,7 +218,7 @@ func TestFromMessages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(jsonOf(t, []sdk.MessageParam{tt.in}), jsonOf(t, back)); diff != "" {
+			if diff := cmp.Diff(apitest.JSONOf(t, []sdk.MessageParam{tt.in}), apitest.JSONOf(t, back)); diff != "" {
 				t.Errorf("round trip mismatch (-before +after):\n%s", diff)
 			}
 		})
@@ -313,8 +298,8 @@ func breakpoints(t testing.TB, sys []sdk.TextBlockParam, msgs []sdk.MessageParam
 			}
 		}
 	}
-	walk("system", jsonOf(t, sys))
-	walk("messages", jsonOf(t, msgs))
+	walk("system", apitest.JSONOf(t, sys))
+	walk("messages", apitest.JSONOf(t, msgs))
 	return paths
 }
 
@@ -598,10 +583,10 @@ func TestMessagesThroughCompressor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(jsonOf(t, sys), jsonOf(t, sys2)); diff != "" {
+			if diff := cmp.Diff(apitest.JSONOf(t, sys), apitest.JSONOf(t, sys2)); diff != "" {
 				t.Errorf("next turn's system blocks changed (-before +after):\n%s", diff)
 			}
-			if diff := cmp.Diff(jsonOf(t, next), jsonOf(t, payload2)); diff != "" {
+			if diff := cmp.Diff(apitest.JSONOf(t, next), apitest.JSONOf(t, payload2)); diff != "" {
 				t.Errorf("next turn's messages mismatch (-sent +payload):\n%s", diff)
 			}
 		})
@@ -639,7 +624,7 @@ func TestEchoLoop(t *testing.T) {
 				if sys, msgs, err = anthropic.ToMessages(res.Payload); err != nil {
 					t.Fatal(err)
 				}
-				checkRequest(t, jsonOf(t, map[string]any{"system": sys, "messages": msgs}).(map[string]any))
+				checkRequest(t, apitest.JSONOf(t, map[string]any{"system": sys, "messages": msgs}).(map[string]any))
 				msgs = append(msgs, turn[1:]...) // the agent's steps and answer
 			}
 			if summarized == 0 || sum.calls != summarized {
@@ -736,7 +721,7 @@ func checkChat(t testing.TB, r chooser, msgs []sdk.MessageParam) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(jsonOf(t, msgs), jsonOf(t, back)); diff != "" || !cmp.Equal(jsonOf(t, system), jsonOf(t, sys)) {
+	if diff := cmp.Diff(apitest.JSONOf(t, msgs), apitest.JSONOf(t, back)); diff != "" || !cmp.Equal(apitest.JSONOf(t, system), apitest.JSONOf(t, sys)) {
 		t.Fatalf("round trip mismatch (-before +after):\n%s", diff)
 	}
 	calls := map[string]bool{}
@@ -773,7 +758,7 @@ func checkChat(t testing.TB, r chooser, msgs []sdk.MessageParam) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRequest(t, jsonOf(t, map[string]any{"system": sys, "messages": payload}).(map[string]any))
+	checkRequest(t, apitest.JSONOf(t, map[string]any{"system": sys, "messages": payload}).(map[string]any))
 
 	next := append(payload, sdk.NewAssistantMessage(sdk.NewTextBlock("ok")), sdk.NewUserMessage(sdk.NewTextBlock("next question?")))
 	echo, err := anthropic.FromMessages(sys, next)
@@ -791,7 +776,7 @@ func checkChat(t testing.TB, r chooser, msgs []sdk.MessageParam) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRequest(t, jsonOf(t, map[string]any{"system": sys, "messages": payload}).(map[string]any))
+	checkRequest(t, apitest.JSONOf(t, map[string]any{"system": sys, "messages": payload}).(map[string]any))
 }
 
 // TestMessagesRandom runs checkChat on 300 random chats.

@@ -427,13 +427,7 @@ func subObject(b map[string]json.RawMessage, name string) (map[string]json.RawMe
 // toolArgs returns a call's Input as the JSON object args must be, or nil
 // for none.
 func toolArgs(p recap.Part) (json.RawMessage, error) {
-	in := bytes.TrimSpace(p.Input)
-	if p.Wire == recap.WireString {
-		var s string
-		if json.Unmarshal(in, &s) == nil {
-			in = []byte(s)
-		}
-	}
+	in := llm.InputJSON(p)
 	if len(in) == 0 || string(in) == "null" {
 		return nil, nil
 	}

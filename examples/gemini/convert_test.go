@@ -12,21 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/gemini"
+	"github.com/recapgo/recap/examples/internal/apitest"
 	"google.golang.org/genai"
 )
-
-func jsonOf(t *testing.T, v any) any {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 var system = &genai.Content{Parts: []*genai.Part{{Text: "You are a travel agent."}, {Text: "Prices are in euros."}}}
 
@@ -91,10 +79,10 @@ func TestContentsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(jsonOf(t, system), jsonOf(t, sys)); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, system), apitest.JSONOf(t, sys)); diff != "" {
 		t.Errorf("system (-before +after):\n%s", diff)
 	}
-	if diff := cmp.Diff(jsonOf(t, contents), jsonOf(t, back)); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, contents), apitest.JSONOf(t, back)); diff != "" {
 		t.Errorf("contents (-before +after):\n%s", diff)
 	}
 	// The derived call IDs do not depend on the chat before them.
@@ -253,8 +241,8 @@ func TestContentsRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !cmp.Equal(jsonOf(t, system), jsonOf(t, sys)) || !cmp.Equal(jsonOf(t, cs), jsonOf(t, back)) {
-			t.Fatalf("chat %d: round trip changed it:\n%s", n, cmp.Diff(jsonOf(t, cs), jsonOf(t, back)))
+		if !cmp.Equal(apitest.JSONOf(t, system), apitest.JSONOf(t, sys)) || !cmp.Equal(apitest.JSONOf(t, cs), apitest.JSONOf(t, back)) {
+			t.Fatalf("chat %d: round trip changed it:\n%s", n, cmp.Diff(apitest.JSONOf(t, cs), apitest.JSONOf(t, back)))
 		}
 		c, err := recap.New(recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) { return "short summary", nil }),
 			recap.NewMemoryStore(), recap.WithTriggerTokens(20+r.IntN(200)), recap.WithWindowConversations(1+r.IntN(3)),
@@ -270,7 +258,7 @@ func TestContentsRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkContents(t, jsonOf(t, payload).([]any))
+		checkContents(t, apitest.JSONOf(t, payload).([]any))
 	}
 }
 

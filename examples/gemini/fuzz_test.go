@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/gemini"
+	"github.com/recapgo/recap/examples/internal/apitest"
 	"google.golang.org/genai"
 )
 
@@ -78,10 +79,10 @@ func FuzzContents(f *testing.F) {
 		if len(req.Contents) == 0 {
 			req.Contents = nil // [] and null are the same request
 		}
-		if diff := cmp.Diff(jsonOf(t, req.System), jsonOf(t, sys)); diff != "" {
+		if diff := cmp.Diff(apitest.JSONOf(t, req.System), apitest.JSONOf(t, sys)); diff != "" {
 			t.Fatalf("system instruction (-before +after):\n%s", diff)
 		}
-		if diff := cmp.Diff(jsonOf(t, req.Contents), jsonOf(t, back)); diff != "" {
+		if diff := cmp.Diff(apitest.JSONOf(t, req.Contents), apitest.JSONOf(t, back)); diff != "" {
 			t.Fatalf("contents (-before +after):\n%s", diff)
 		}
 	})

@@ -8,10 +8,10 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/recapgo/recap/examples/internal/llm"
 	"google.golang.org/genai"
 )
 
@@ -107,20 +107,15 @@ func retryable(resp *http.Response, err error) bool {
 }
 
 // serverDelay returns the delay the server asks for before a retry: its
-// Retry-After header (seconds or an HTTP date), or else the retryDelay of
+// Retry-After(-Ms) header (see llm.RetryAfter), or else the retryDelay of
 // a google.rpc.RetryInfo in the error's details. It leaves resp's body
 // readable.
 func serverDelay(resp *http.Response) (time.Duration, bool) {
 	if resp == nil {
 		return 0, false
 	}
-	if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
-		if s, err := strconv.ParseFloat(ra, 64); err == nil && s >= 0 {
-			return time.Duration(s * float64(time.Second)), true
-		}
-		if at, err := http.ParseTime(ra); err == nil {
-			return max(time.Until(at), 0), true
-		}
+	if d, ok := llm.RetryAfter(resp.Header, time.Now()); ok {
+		return d, true
 	}
 	// Read the start of the body, and leave all of it readable.
 	orig := resp.Body

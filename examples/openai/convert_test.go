@@ -14,23 +14,9 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/internal/apitest"
 	"github.com/recapgo/recap/examples/openai"
 )
-
-// jsonOf decodes the JSON encoding of v, for comparing what the SDK would
-// send regardless of member order.
-func jsonOf(t testing.TB, v any) any {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // toolCall is an assistant's function call of the SDK.
 func toolCall(id, name, args string) oai.ChatCompletionMessageToolCallUnionParam {
@@ -142,7 +128,7 @@ func TestChatCompletionMessages(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ToChatCompletion: %v (%s)", err, tt.reason)
 			}
-			if diff := cmp.Diff(jsonOf(t, []oai.ChatCompletionMessageParamUnion{tt.msg}), jsonOf(t, back)); diff != "" {
+			if diff := cmp.Diff(apitest.JSONOf(t, []oai.ChatCompletionMessageParamUnion{tt.msg}), apitest.JSONOf(t, back)); diff != "" {
 				t.Errorf("%s: round trip mismatch (-want +got):\n%s", tt.reason, diff)
 			}
 		})
@@ -172,7 +158,7 @@ func TestChatCompletionRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(jsonOf(t, chat), jsonOf(t, back)); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, chat), apitest.JSONOf(t, back)); diff != "" {
 		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 	}
 	// An older snapshot's IDs are a prefix of the grown chat's.
@@ -183,7 +169,7 @@ func TestChatCompletionRoundTrip(t *testing.T) {
 		}
 	}
 	// The caller's slices are not modified.
-	if diff := cmp.Diff(jsonOf(t, agentChat(3)), jsonOf(t, chat)); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, agentChat(3)), apitest.JSONOf(t, chat)); diff != "" {
 		t.Errorf("FromChatCompletion modified its input (-want +got):\n%s", diff)
 	}
 }
@@ -267,7 +253,7 @@ func TestToChatCompletionOtherFormats(t *testing.T) {
 			if err := json.Unmarshal([]byte(tt.want), &w); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(w, jsonOf(t, out[0])); diff != "" {
+			if diff := cmp.Diff(w, apitest.JSONOf(t, out[0])); diff != "" {
 				t.Errorf("%s: mismatch (-want +got):\n%s", tt.reason, diff)
 			}
 			if *out[0].GetRole() != string(tt.msg.Role) {
@@ -339,7 +325,7 @@ func TestChatCompletionThroughCompressor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkChatRequest(t, jsonOf(t, payload2).([]any))
+			checkChatRequest(t, apitest.JSONOf(t, payload2).([]any))
 		})
 	}
 }
@@ -446,7 +432,7 @@ func TestChatCompletionRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(jsonOf(t, chat), jsonOf(t, back)); diff != "" {
+		if diff := cmp.Diff(apitest.JSONOf(t, chat), apitest.JSONOf(t, back)); diff != "" {
 			t.Fatalf("chat %d: round trip mismatch (-want +got):\n%s", n, diff)
 		}
 		opts := []recap.Option{recap.WithTriggerTokens(20 + r.IntN(200)), recap.WithWindowConversations(1 + r.IntN(3)),
@@ -467,7 +453,7 @@ func TestChatCompletionRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkChatRequest(t, jsonOf(t, payload).([]any))
+		checkChatRequest(t, apitest.JSONOf(t, payload).([]any))
 
 		next := append(payload, oai.AssistantMessage("answer"), oai.UserMessage("and then?"))
 		if msgs, err = openai.FromChatCompletion(next); err != nil {
@@ -510,7 +496,7 @@ func FuzzChatCompletion(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%s: converted, but not back: %v", raw, err)
 		}
-		if diff := cmp.Diff(jsonOf(t, chat), jsonOf(t, back)); diff != "" {
+		if diff := cmp.Diff(apitest.JSONOf(t, chat), apitest.JSONOf(t, back)); diff != "" {
 			t.Fatalf("%s: round trip mismatch (-want +got):\n%s", raw, diff)
 		}
 	})

@@ -191,7 +191,7 @@ func TestResponsesItems(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ToResponsesInput: %v (%s)", err, tt.reason)
 			}
-			if diff := cmp.Diff(jsonOf(t, tt.items), jsonOf(t, back)); diff != "" {
+			if diff := cmp.Diff(apitest.JSONOf(t, tt.items), apitest.JSONOf(t, back)); diff != "" {
 				t.Errorf("%s: round trip mismatch (-want +got):\n%s", tt.reason, diff)
 			}
 		})
@@ -240,7 +240,7 @@ func TestResponsesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(jsonOf(t, items), jsonOf(t, back)); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, items), apitest.JSONOf(t, back)); diff != "" {
 		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 	}
 	// The SDK sends the items as they are.
@@ -252,7 +252,7 @@ func TestResponsesRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(data, &body); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(jsonOf(t, items), body.Input); diff != "" {
+	if diff := cmp.Diff(apitest.JSONOf(t, items), body.Input); diff != "" {
 		t.Errorf("request body mismatch (-want +got):\n%s", diff)
 	}
 	// An older snapshot's IDs are a prefix of the grown chat's.
@@ -362,7 +362,7 @@ func TestToResponsesInputOtherOrigins(t *testing.T) {
 			if err := json.Unmarshal([]byte(tt.want), &w); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(w, jsonOf(t, items)); diff != "" {
+			if diff := cmp.Diff(w, apitest.JSONOf(t, items)); diff != "" {
 				t.Errorf("%s: mismatch (-want +got):\n%s", tt.reason, diff)
 			}
 		})
@@ -488,7 +488,7 @@ func TestResponsesThroughCompressor(t *testing.T) {
 			if m := sent[1].(map[string]any); m["role"] != "developer" || m["content"] != res.Summary.Text || len(m) != 2 {
 				t.Errorf("item 1 sent: %v, want the summary", m)
 			}
-			checkResponsesRequest(t, sent, jsonOf(t, items).([]any))
+			checkResponsesRequest(t, sent, apitest.JSONOf(t, items).([]any))
 			for i, raw := range sent {
 				if it := raw.(map[string]any); it["type"] == "computer_call_output" {
 					if out, _ := it["output"].(map[string]any); out["type"] != "computer_screenshot" {
@@ -513,7 +513,7 @@ func TestResponsesThroughCompressor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkResponsesRequest(t, jsonOf(t, input2).([]any), jsonOf(t, next).([]any))
+			checkResponsesRequest(t, apitest.JSONOf(t, input2).([]any), apitest.JSONOf(t, next).([]any))
 		})
 	}
 }
@@ -609,8 +609,8 @@ func TestResponsesRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		chat := jsonOf(t, items)
-		if diff := cmp.Diff(chat, jsonOf(t, back)); diff != "" {
+		chat := apitest.JSONOf(t, items)
+		if diff := cmp.Diff(chat, apitest.JSONOf(t, back)); diff != "" {
 			t.Fatalf("conversation %d: round trip mismatch (-want +got):\n%s", n, diff)
 		}
 		opts := []recap.Option{recap.WithTriggerTokens(20 + r.IntN(200)), recap.WithWindowConversations(1 + r.IntN(3)),
@@ -634,7 +634,7 @@ func TestResponsesRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkResponsesRequest(t, jsonOf(t, input).([]any), chat.([]any))
+		checkResponsesRequest(t, apitest.JSONOf(t, input).([]any), chat.([]any))
 
 		next := append(input, assistantMsg("answer"), userMsg("and then?"))
 		if msgs, err = openai.FromResponsesInput(next); err != nil {
@@ -651,7 +651,7 @@ func TestResponsesRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkResponsesRequest(t, jsonOf(t, input2).([]any), jsonOf(t, next).([]any))
+		checkResponsesRequest(t, apitest.JSONOf(t, input2).([]any), apitest.JSONOf(t, next).([]any))
 	}
 }
 
@@ -679,7 +679,7 @@ func FuzzResponsesInput(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%s %s: converted, but not back: %v", a, b, err)
 		}
-		if diff := cmp.Diff(jsonOf(t, items), jsonOf(t, back)); diff != "" {
+		if diff := cmp.Diff(apitest.JSONOf(t, items), apitest.JSONOf(t, back)); diff != "" {
 			t.Fatalf("%s %s: round trip mismatch (-want +got):\n%s", a, b, diff)
 		}
 	})

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/recapgo/recap/examples/anthropic"
 	"github.com/recapgo/recap/examples/breaker"
 	"github.com/recapgo/recap/examples/gemini"
+	"github.com/recapgo/recap/examples/internal/llm"
 	"github.com/recapgo/recap/examples/openai"
 	"google.golang.org/genai"
 )
@@ -41,20 +41,8 @@ func retryAfter(resp *http.Response, now time.Time) time.Duration {
 	if resp == nil {
 		return 0
 	}
-	if ms, err := strconv.ParseFloat(resp.Header.Get("Retry-After-Ms"), 64); err == nil && ms > 0 && ms < 1e12 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
-	if sec, err := strconv.ParseFloat(v, 64); err == nil {
-		if sec > 0 && sec < 1e9 {
-			return time.Duration(sec * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
+	d, _ := llm.RetryAfter(resp.Header, now)
+	return d
 }
 
 func (e *upstreamError) Error() string {

@@ -1,6 +1,6 @@
 // Package apitest is a scripted HTTP API server for the LLM adapters'
 // tests: it answers with the responses given, in turn, and records what it
-// was sent.
+// was sent; and JSONOf, for comparing what an SDK would send.
 package apitest
 
 import (
@@ -72,4 +72,19 @@ func (s *Server) Header(i int) http.Header {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.headers[i]
+}
+
+// JSONOf decodes the JSON encoding of v, to compare what an SDK would send
+// whatever the order of members.
+func JSONOf(t testing.TB, v any) any {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -1,13 +1,18 @@
-// Package llm holds what the OpenAI and Anthropic adapters share: their
-// configuration, its checks, the output limit of a request, and exact
-// encoding of the SDKs' unions.
+// Package llm holds what the adapters (and the server) share: their
+// configuration, its checks, the output limit of a request, exact
+// encoding of the SDKs' unions, a tool call's input as JSON, and a
+// response's Retry-After.
 package llm
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/recapgo/recap"
 )
@@ -76,4 +81,41 @@ func HasToolResult(m recap.Message) bool {
 		}
 	}
 	return false
+}
+
+// InputJSON returns the JSON text of tool call p's Input: trimmed, and
+// unquoted when the input travelled as a string (WireString, as OpenAI's
+// arguments do). It may be empty, "null" or not an object: the caller
+// knows what its API accepts.
+func InputJSON(p recap.Part) []byte {
+	in := bytes.TrimSpace(p.Input)
+	if p.Wire == recap.WireString {
+		var s string
+		if json.Unmarshal(in, &s) == nil {
+			in = []byte(s)
+		}
+	}
+	return in
+}
+
+// RetryAfter returns the delay a response header asks for before the
+// next request, relative to now: Retry-After-Ms, or Retry-After in
+// seconds or as an HTTP date (0 once passed). It reports false when there
+// is none, or a value it cannot read or beyond reason (negative, or
+// seconds of 1e9 and more).
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms >= 0 && ms < 1e12 {
+		return time.Duration(ms * float64(time.Millisecond)), true
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if sec, err := strconv.ParseFloat(v, 64); err == nil {
+		if sec >= 0 && sec < 1e9 {
+			return time.Duration(sec * float64(time.Second)), true
+		}
+		return 0, false
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
 }
