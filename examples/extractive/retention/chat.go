@@ -31,6 +31,9 @@ type Fact struct {
 	Proof []string
 	// Stale is the value a correction replaced, or "".
 	Stale string
+	// Question asks for the fact as a user would later in the chat, without
+	// any of its proof strings, or "".
+	Question string
 }
 
 // LoadChats reads every *.chat file of the directory dir of fsys, sorted
@@ -59,6 +62,7 @@ func LoadChats(fsys fs.FS, dir string) ([]Chat, error) {
 //	title: what the chat is about
 //	language: en
 //	fact | user | what the fact is | proof & another proof | stale value
+//	question | how a user would ask for it later
 //	== user
 //	the message, over any number of lines
 //	== assistant
@@ -66,7 +70,8 @@ func LoadChats(fsys fs.FS, dir string) ([]Chat, error) {
 //
 // A fact line has four or five fields: who stated it (user or assistant),
 // a description, the proof strings separated by " & ", and optionally the
-// value a correction replaced. Messages are trimmed of surrounding blank
+// value a correction replaced. A question line right after a fact line asks
+// for that fact without naming any of its proofs. Messages are trimmed of surrounding blank
 // lines; the chat must end with a user message.
 func ReadChat(fsys fs.FS, name string) (Chat, error) {
 	f, err := fsys.Open(name)
@@ -128,6 +133,18 @@ func ReadChat(fsys fs.FS, name string) (Chat, error) {
 				fact.Stale = fs[4]
 			}
 			c.Facts = append(c.Facts, fact)
+		case strings.HasPrefix(line, "question |"):
+			if len(c.Facts) == 0 || c.Facts[len(c.Facts)-1].Question != "" {
+				return fail(n, "a question line follows a fact line without a question")
+			}
+			q := strings.TrimSpace(line[len("question |"):])
+			fact := &c.Facts[len(c.Facts)-1]
+			for _, p := range fact.Proof {
+				if strings.Contains(strings.ToLower(q), strings.ToLower(p)) {
+					return fail(n, "the question names the proof %q", p)
+				}
+			}
+			fact.Question = q
 		case strings.TrimSpace(line) == "":
 		default:
 			return fail(n, "unexpected line %q", line)

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// TestChatFiles parses every *.chat file under testdata, in any
+// directory: a chat added to the benchmark must parse and prove its facts.
+func TestChatFiles(t *testing.T) {
+	n := 0
+	err := fs.WalkDir(os.DirFS("testdata"), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".chat") {
+			return err
+		}
+		n++
+		if _, err := ReadChat(os.DirFS("testdata"), p); err != nil {
+			t.Error(err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no *.chat file under testdata")
+	}
+}
+
+func TestReadChatQuestion(t *testing.T) {
+	const head = "title: t\nlanguage: en\nfact | user | ticket | INC-1\n"
+	const body = "== user\nthe ticket is INC-1\n== assistant\nok\n== user\nnext\n"
+	tests := []struct {
+		name, text, want, err string
+	}{
+		{"none", head + body, "", ""},
+		{"asked", head + "question | which ticket was it?\n" + body, "which ticket was it?", ""},
+		{"names its proof", head + "question | was it inc-1?\n" + body, "", "names the proof"},
+		{"twice", head + "question | a?\nquestion | b?\n" + body, "", "without a question"},
+		{"before any fact", "title: t\nquestion | a?\n" + body, "", "without a question"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"c.chat": {Data: []byte(tt.text)}}
+			c, err := ReadChat(fsys, "c.chat")
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Facts[0].Question; got != tt.want {
+				t.Errorf("question = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
