@@ -25,7 +25,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/llm"
+	"github.com/recapgo/recap/internal/llm"
 )
 
 // Defaults of the options.

@@ -12,7 +12,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/anthropic"
-	"github.com/recapgo/recap/examples/internal/apitest"
+	"github.com/recapgo/recap/internal/apitest"
 )
 
 // message is a Messages API response as Anthropic sends it.

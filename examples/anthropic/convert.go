@@ -10,8 +10,8 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/jsonobj"
-	"github.com/recapgo/recap/examples/internal/llm"
+	"github.com/recapgo/recap/internal/jsonobj"
+	"github.com/recapgo/recap/internal/llm"
 )
 
 // Conversions between the Messages API's request (its top-level system

@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/anthropic"
-	"github.com/recapgo/recap/examples/internal/apitest"
+	"github.com/recapgo/recap/internal/apitest"
 )
 
 // rawBlock is a block the SDK sends as given.

@@ -8,7 +8,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/anthropic"
-	"github.com/recapgo/recap/examples/internal/apitest"
+	"github.com/recapgo/recap/internal/apitest"
 )
 
 // TestCountTokens: the payload goes to messages/count_tokens in the

@@ -78,7 +78,7 @@ func TestBreakerCallerGone(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for range 3 {
+	for i := 0; i < 3; i++ {
 		b.Summarize(ctx, recap.SummarizeRequest{})
 	}
 	if b.State() != Closed {
@@ -171,7 +171,7 @@ func TestBreakerDeadlineCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
+	for i := 0; i < 2; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 		b.Summarize(ctx, recap.SummarizeRequest{})
 		cancel()

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/jsonobj"
-	"github.com/recapgo/recap/examples/internal/llm"
+	"github.com/recapgo/recap/internal/jsonobj"
+	"github.com/recapgo/recap/internal/llm"
 	"google.golang.org/genai"
 )
 

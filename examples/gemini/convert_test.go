@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/gemini"
-	"github.com/recapgo/recap/examples/internal/apitest"
+	"github.com/recapgo/recap/internal/apitest"
 	"google.golang.org/genai"
 )
 

@@ -28,7 +28,7 @@ import (
 	"strings"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/llm"
+	"github.com/recapgo/recap/internal/llm"
 	"google.golang.org/genai"
 )
 

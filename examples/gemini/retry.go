@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recapgo/recap/examples/internal/llm"
+	"github.com/recapgo/recap/internal/llm"
 	"google.golang.org/genai"
 )
 

@@ -8,7 +8,7 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/llm"
+	"github.com/recapgo/recap/internal/llm"
 )
 
 // Conversions between the SDK's Chat Completions messages and recap's. A

@@ -14,8 +14,8 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/apitest"
 	"github.com/recapgo/recap/examples/openai"
+	"github.com/recapgo/recap/internal/apitest"
 )
 
 // toolCall is an assistant's function call of the SDK.

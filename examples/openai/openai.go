@@ -28,7 +28,7 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/llm"
+	"github.com/recapgo/recap/internal/llm"
 )
 
 // Defaults of the options.

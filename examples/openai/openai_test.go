@@ -11,8 +11,8 @@ import (
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/apitest"
 	"github.com/recapgo/recap/examples/openai"
+	"github.com/recapgo/recap/internal/apitest"
 )
 
 // completion is a Chat Completions response as OpenAI sends it.

@@ -9,7 +9,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/jsonobj"
+	"github.com/recapgo/recap/internal/jsonobj"
 )
 
 // Conversions between the Responses API's input items and recap messages.

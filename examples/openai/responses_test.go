@@ -15,8 +15,8 @@ import (
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/apitest"
 	"github.com/recapgo/recap/examples/openai"
+	"github.com/recapgo/recap/internal/apitest"
 )
 
 // item is an input item sent as the JSON given, as a backend that stores

@@ -7,7 +7,7 @@
 //
 // CHAT.json is a JSON array of Vercel AI SDK UIMessages or OpenAI chat
 // messages (-format picks, default auto). With -store FILE the summary and
-// its boundary are kept in that SQLite file, so running compress again on a
+// its boundary are kept in that JSON file, so running compress again on a
 // longer version of the chat continues from the stored boundary; without it
 // they live in memory and are forgotten on exit.
 //
@@ -43,8 +43,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/setup"
-	"github.com/recapgo/recap/examples/sqlstore"
+	"github.com/recapgo/recap/examples/recap/internal/chatapi"
+	"github.com/recapgo/recap/internal/setup"
 )
 
 func main() {
@@ -82,7 +82,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		trigger  = fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)")
 		window   = fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)")
 		encoding = fs.String("encoding", recap.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)")
-		store    = fs.String("store", "", "SQLite file that keeps summaries between runs (default: in memory, forgotten on exit)")
+		store    = fs.String("store", "", "JSON file that keeps summaries between runs (default: in memory, forgotten on exit)")
 		chatID   = fs.String("chat", "", "chat ID in the store (default: the file name without extension)")
 		output   = fs.String("o", "", "write the payload to this file instead of standard output")
 		budget   = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
@@ -134,22 +134,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	if *budget == 0 {
 		*budget = auto
 	}
-	sum, fallback, label, err := setup.Summarizers(lookup, counter, *budget)
+	sum, fallback, label, err := setup.Summarizers(lookup, counter, *budget, chatapi.ForLLM)
 	if err != nil {
 		return fail(err)
 	}
 	if fallback != nil {
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
-	dbPath := *store
-	if dbPath == "" {
-		dbPath = ":memory:"
+	var st recap.Store = recap.NewMemoryStore()
+	if *store != "" {
+		if st, err = openFileStore(*store); err != nil {
+			return fail(err)
+		}
 	}
-	st, db, err := sqlstore.OpenSQLite(ctx, dbPath)
-	if err != nil {
-		return fail(err)
-	}
-	defer db.Close()
 
 	c, err := recap.New(withSpinner(sum, stderr), st, opts...)
 	if err != nil {

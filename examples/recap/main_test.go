@@ -16,7 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/gemini"
+	"github.com/recapgo/recap/internal/setup"
 )
 
 var update = flag.Bool("update", false, "update golden test files")
@@ -256,21 +256,38 @@ func TestLLMFromEnvironment(t *testing.T) {
 	}
 }
 
-// TestGeminiFromEnvironment: with RECAP_GEMINI_API_KEY set, compress asks
-// the Gemini API (at RECAP_GEMINI_BASE_URL).
-func TestGeminiFromEnvironment(t *testing.T) {
-	var paths []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		paths = append(paths, r.URL.Path)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"candidates":[{"content":{"role":"model","parts":[{"text":"Japan trip in April, vegetarian, 2,000 euros."}]},"finishReason":"STOP"}]}`)
-	}))
-	defer srv.Close()
-	env := map[string]string{"RECAP_GEMINI_API_KEY": "k", "RECAP_GEMINI_BASE_URL": srv.URL}
-	code, out, errOut := runCLI(t, envMap(env), "compress", "-trigger", "300", filepath.Join("testdata", "chats", "plain.json"))
-	if code != 0 || !strings.Contains(out, "Japan trip in April, vegetarian, 2,000 euros.") ||
-		!strings.Contains(errOut, "with gemini model "+gemini.DefaultModel) || len(paths) == 0 || !strings.HasSuffix(paths[0], ":generateContent") {
-		t.Fatalf("exit %d, requests %v\n%s", code, paths, errOut)
+// TestProvidersFromEnvironment: with RECAP_GEMINI_API_KEY or
+// RECAP_ANTHROPIC_API_KEY set, compress asks that provider's
+// OpenAI-compatible endpoint under its base URL, with the key as a bearer
+// token and the provider's default model.
+func TestProvidersFromEnvironment(t *testing.T) {
+	tests := []struct {
+		name, keyVar, urlVar, path, model string
+	}{
+		{"gemini", "RECAP_GEMINI_API_KEY", "RECAP_GEMINI_BASE_URL", "/v1beta/openai/chat/completions", setup.DefaultGeminiModel},
+		{"anthropic", "RECAP_ANTHROPIC_API_KEY", "RECAP_ANTHROPIC_BASE_URL", "/v1/chat/completions", setup.DefaultAnthropicModel},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var paths, auths, models []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var body struct{ Model string }
+				json.NewDecoder(r.Body).Decode(&body)
+				paths, auths, models = append(paths, r.URL.Path), append(auths, r.Header.Get("Authorization")), append(models, body.Model)
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Japan trip in April, vegetarian, 2,000 euros."}}]}`)
+			}))
+			defer srv.Close()
+			env := map[string]string{tt.keyVar: "k", tt.urlVar: srv.URL}
+			code, out, errOut := runCLI(t, envMap(env), "compress", "-trigger", "300", filepath.Join("testdata", "chats", "plain.json"))
+			if code != 0 || !strings.Contains(out, "Japan trip in April, vegetarian, 2,000 euros.") ||
+				!strings.Contains(errOut, "with "+tt.name+" model "+tt.model) {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+			if len(paths) != 1 || paths[0] != tt.path || auths[0] != "Bearer k" || models[0] != tt.model {
+				t.Errorf("requests to %v, auth %v, models %v; want 1 to %s with Bearer k and %s", paths, auths, models, tt.path, tt.model)
+			}
+		})
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/setup"
+	"github.com/recapgo/recap/examples/recap/internal/chatapi"
+	"github.com/recapgo/recap/internal/setup"
 )
 
 // Defaults of simulate's flags.
@@ -143,7 +144,7 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	if budget == 0 {
 		budget = auto
 	}
-	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.counter, budget)
+	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.counter, budget, chatapi.ForLLM)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +384,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, l
 	if _, _, err := setup.Options(lookup, envPrefixes, fs, trigger, window); err != nil {
 		return fail(err)
 	}
-	_, _, label, err := setup.Summarizers(lookup, counter, 1) // the label only
+	_, _, label, err := setup.Summarizers(lookup, counter, 1, chatapi.ForLLM) // the label only
 	if err != nil {
 		return fail(err)
 	}

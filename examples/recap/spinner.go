@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/recapgo/recap"
-	"golang.org/x/term"
 )
 
 // withSpinner wraps s so that a spinner turns on w while a summary is being
@@ -17,7 +16,7 @@ import (
 // /dev/null, a character device that is no terminal.
 func withSpinner(s recap.Summarizer, w io.Writer) recap.Summarizer {
 	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !ok || !isTerminal(f) {
 		return s
 	}
 	return recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
@@ -41,4 +40,17 @@ func withSpinner(s recap.Summarizer, w io.Writer) recap.Summarizer {
 		defer func() { close(done); <-stopped }()
 		return s.Summarize(ctx, req)
 	})
+}
+
+// isTerminal reports whether f is a terminal: a character device other
+// than the null device. (golang.org/x/term asks the terminal driver; this
+// test needs no dependency and errs only for other character devices,
+// which nobody points a CLI's output at.)
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }

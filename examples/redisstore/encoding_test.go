@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/sumdigest"
+	"github.com/recapgo/recap/internal/sumdigest"
 )
 
 func TestEncodeRoundTrips(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/sumdigest"
+	"github.com/recapgo/recap/internal/sumdigest"
 	"github.com/redis/go-redis/v9"
 )
 

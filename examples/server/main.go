@@ -49,9 +49,12 @@ import (
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/breaker"
-	"github.com/recapgo/recap/examples/internal/setup"
 	"github.com/recapgo/recap/examples/sqlstore"
+	"github.com/recapgo/recap/internal/setup"
 	"golang.org/x/net/netutil"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver of -postgres
+	_ "modernc.org/sqlite"             // the SQLite driver of -db
 )
 
 func main() {
@@ -281,7 +284,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// Retry-After in the request or the task; the breaker opens for it.
 		lookup = withValue(lookup, setup.EnvMaxRetries, strconv.Itoa(*llmRetries))
 	}
-	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget)
+	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget, newLLM)
 	if err != nil {
 		return err
 	}

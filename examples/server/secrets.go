@@ -17,8 +17,8 @@ import (
 	"github.com/recapgo/recap/examples/anthropic"
 	"github.com/recapgo/recap/examples/breaker"
 	"github.com/recapgo/recap/examples/gemini"
-	"github.com/recapgo/recap/examples/internal/llm"
 	"github.com/recapgo/recap/examples/openai"
+	"github.com/recapgo/recap/internal/llm"
 	"google.golang.org/genai"
 )
 

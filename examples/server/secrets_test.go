@@ -13,7 +13,7 @@ import (
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/gemini"
-	"github.com/recapgo/recap/examples/internal/apitest"
+	"github.com/recapgo/recap/internal/apitest"
 )
 
 // secretBody is what a provider's error answer might hold: a key's prefix

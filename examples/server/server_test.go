@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/setup"
+	"github.com/recapgo/recap/internal/setup"
 )
 
 // startServer runs the program on 127.0.0.1 with a fresh SQLite file and
@@ -286,7 +286,7 @@ func newHandlerConfig(t *testing.T, sum recap.Summarizer, cfg Config, opts ...re
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, _, _, err = setup.Summarizers(func(string) (string, bool) { return "", false }, counter, 100)
+		sum, _, _, err = setup.Summarizers(func(string) (string, bool) { return "", false }, counter, 100, newLLM)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/recapgo/recap/examples/internal/apitest"
+	"github.com/recapgo/recap/internal/apitest"
 )
 
 // TestRequestIDs: every response carries an X-Request-ID, a client's

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/sumdigest"
+	"github.com/recapgo/recap/internal/sumdigest"
 )
 
 func TestCoveredRoundTrips(t *testing.T) {
@@ -60,7 +60,7 @@ func BenchmarkSaveEncoding(b *testing.B) {
 		sum.Covered[i] = fmt.Sprintf("msg-%06d", i)
 	}
 	b.ReportAllocs()
-	for b.Loop() {
+	for i := 0; i < b.N; i++ {
 		if _, err := encodeCovered(sum.Covered); err != nil {
 			b.Fatal(err)
 		}

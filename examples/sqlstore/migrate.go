@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/sumdigest"
+	"github.com/recapgo/recap/internal/sumdigest"
 )
 
 // SchemaVersion is the schema version that [Store.Migrate] brings a table

@@ -1,6 +1,22 @@
-// Package sqlstore is a [recap.Store] on database/sql, for SQLite
-// (modernc.org/sqlite, pure Go) and PostgreSQL (github.com/jackc/pgx/v5
-// through its database/sql driver).
+// Package sqlstore is a [recap.Store] on database/sql, for SQLite and
+// PostgreSQL. It depends on database/sql alone: the program imports the
+// driver it wants, and the supported ones, which its tests run against, are
+//
+//   - modernc.org/sqlite (pure Go; driver name "sqlite"), for [OpenSQLite];
+//   - github.com/jackc/pgx/v5/stdlib (driver name "pgx"), for [OpenPostgres].
+//
+// For example:
+//
+//	import _ "modernc.org/sqlite" // registers the "sqlite" driver
+//
+//	st, db, err := sqlstore.OpenSQLite(ctx, "summaries.db")
+//
+// Another driver works through [New] and [Store.Migrate] on a *sql.DB the
+// program opens. The store reads driver errors through the interfaces the
+// drivers export, not their types: a SQLite error's Code() int (to wait out
+// SQLITE_BUSY while switching to write-ahead logging) and a PostgreSQL
+// error's SQLState() string (57P01, a connection the server ended, is
+// retried on another connection).
 //
 // Each row holds a chat's summary text, boundary, Covered IDs (a JSON
 // array) and digest, the hex SHA-256 of a canonical encoding of the whole
@@ -24,13 +40,27 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/sumdigest"
-	"modernc.org/sqlite" // also registers the "sqlite" driver
-	sqlite3 "modernc.org/sqlite/lib"
+	"github.com/recapgo/recap/internal/sumdigest"
 )
+
+// The database/sql driver names that OpenSQLite and OpenPostgres use, and
+// the packages that register them.
+const (
+	SQLiteDriver   = "sqlite" // modernc.org/sqlite
+	PostgresDriver = "pgx"    // github.com/jackc/pgx/v5/stdlib
+)
+
+// needDriver returns an error saying which package to import when no
+// database/sql driver named name is registered.
+func needDriver(name, pkg string) error {
+	for _, d := range sql.Drivers() {
+		if d == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("sqlstore: no database/sql driver %q is registered: import _ %q in your program", name, pkg)
+}
 
 // Dialect is the SQL flavour of a database.
 type Dialect int
@@ -80,10 +110,15 @@ func New(db *sql.DB, dialect Dialect, table string) (*Store, error) {
 // OpenSQLite opens (creating if needed) the SQLite database file at path,
 // with a busy timeout and write-ahead logging so that several processes can
 // share it, and returns a migrated Store on it with the *sql.DB to close.
-// path ":memory:" gives a private in-memory database.
+// path ":memory:" gives a private in-memory database. It needs the driver
+// of modernc.org/sqlite (whose DSN parameters it sets), registered by
+// importing that package.
 func OpenSQLite(ctx context.Context, path string) (*Store, *sql.DB, error) {
+	if err := needDriver(SQLiteDriver, "modernc.org/sqlite"); err != nil {
+		return nil, nil, err
+	}
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sql.Open(SQLiteDriver, dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlstore: open %s: %w", path, err)
 	}
@@ -125,8 +160,7 @@ func walMode(ctx context.Context, db *sql.DB) error {
 		if err == nil {
 			return nil
 		}
-		var se *sqlite.Error
-		if attempt == walAttempts || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
+		if attempt == walAttempts || sqliteCode(err)&0xff != sqliteBusy {
 			return fmt.Errorf("sqlstore: write-ahead log: %w", err)
 		}
 		for _, q := range []string{`BEGIN IMMEDIATE`, `ROLLBACK`} {
@@ -140,9 +174,14 @@ func walMode(ctx context.Context, db *sql.DB) error {
 // OpenPostgres connects to the PostgreSQL database of dsn (a URL such as
 // "postgres://user:pass@127.0.0.1:5432/app?sslmode=disable", or key=value
 // pairs), checks the connection, and returns a migrated Store on it with
-// the *sql.DB to close.
+// the *sql.DB to close. It needs the database/sql driver of
+// github.com/jackc/pgx/v5, registered by importing
+// github.com/jackc/pgx/v5/stdlib.
 func OpenPostgres(ctx context.Context, dsn string) (*Store, *sql.DB, error) {
-	db, err := sql.Open("pgx", dsn)
+	if err := needDriver(PostgresDriver, "github.com/jackc/pgx/v5/stdlib"); err != nil {
+		return nil, nil, err
+	}
+	db, err := sql.Open(PostgresDriver, dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlstore: open postgres: %w", err)
 	}
@@ -286,6 +325,19 @@ func (s *Store) retry(f func() error) error {
 
 // adminShutdown reports whether err is PostgreSQL's 57P01.
 func adminShutdown(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "57P01"
+	var pe interface{ SQLState() string } // pgx's *pgconn.PgError, lib/pq's *Error
+	return errors.As(err, &pe) && pe.SQLState() == "57P01"
+}
+
+// sqliteBusy is SQLite's SQLITE_BUSY result code.
+const sqliteBusy = 5
+
+// sqliteCode returns the SQLite result code of err (extended codes
+// included: the primary one is its low byte), or -1 for another error.
+func sqliteCode(err error) int {
+	var se interface{ Code() int } // modernc.org/sqlite's *Error
+	if errors.As(err, &se) {
+		return se.Code()
+	}
+	return -1
 }

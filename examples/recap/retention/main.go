@@ -30,7 +30,8 @@ import (
 	"os/signal"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/internal/setup"
+	"github.com/recapgo/recap/examples/recap/internal/chatapi"
+	"github.com/recapgo/recap/internal/setup"
 )
 
 //go:embed testdata/*.chat
@@ -107,7 +108,7 @@ func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, win
 	if budget == 0 {
 		budget = auto
 	}
-	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget)
+	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget, chatapi.ForLLM)
 	if err != nil {
 		return Setup{}, "", err
 	}

@@ -11,12 +11,13 @@ import (
 	"github.com/recapgo/recap"
 )
 
-// benchRequest returns the messages of the retention benchmark's chats,
-// in order, up to about n tokens.
+// benchRequest returns the messages of the chats in testdata/bench (the
+// first two of the retention benchmark's, copied), in order, up to about n
+// tokens.
 func benchRequest(tb testing.TB, n int) recap.SummarizeRequest {
 	tb.Helper()
 	c := counter(tb)
-	files, err := filepath.Glob(filepath.Join("retention", "testdata", "*.chat"))
+	files, err := filepath.Glob(filepath.Join("testdata", "bench", "*.chat"))
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("benchmark chats: %v %v", files, err)
 	}
@@ -47,7 +48,7 @@ func BenchmarkSummarize4000(b *testing.B) {
 	req := benchRequest(b, 4000)
 	s := newSummarizer(b, 300)
 	b.ReportAllocs()
-	for b.Loop() {
+	for i := 0; i < b.N; i++ {
 		if _, err := s.Summarize(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}

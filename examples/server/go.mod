@@ -1,16 +1,13 @@
-module github.com/recapgo/recap/examples
+module github.com/recapgo/recap/examples/server
 
 go 1.26.0
 
 require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
-	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/openai/openai-go/v3 v3.102.0
 	github.com/prometheus/client_golang v1.25.0
-	github.com/recapgo/recap v0.0.0
-	github.com/redis/go-redis/v9 v9.23.0
-	github.com/tiktoken-go/tokenizer v0.10.0
+	github.com/recapgo/recap v0.1.0
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.72.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
@@ -20,10 +17,18 @@ require (
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
 	golang.org/x/net v0.63.0
-	golang.org/x/term v0.48.0
 	golang.org/x/time v0.16.0
 	google.golang.org/genai v1.79.1
 	modernc.org/sqlite v1.62.0
+)
+
+require (
+	github.com/recapgo/recap/examples/anthropic v0.1.0
+	github.com/recapgo/recap/examples/breaker v0.1.0
+	github.com/recapgo/recap/examples/gemini v0.1.0
+	github.com/recapgo/recap/examples/openai v0.1.0
+	github.com/recapgo/recap/examples/otel v0.1.0
+	github.com/recapgo/recap/examples/sqlstore v0.1.0
 )
 
 require (
@@ -36,11 +41,11 @@ require (
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
-	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/felixge/httpsnoop v1.1.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/s2a-go v0.1.9 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.11 // indirect
@@ -69,7 +74,6 @@ require (
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
-	go.uber.org/atomic v1.12.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/extractive"
+	"github.com/recapgo/recap/extractive"
 )
 
 func counter(t testing.TB) recap.TokenCounter {

@@ -1,0 +1,8 @@
+module github.com/recapgo/recap/examples/sqlstore
+
+go 1.21
+
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/recapgo/recap v0.1.0
+)
