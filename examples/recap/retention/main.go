@@ -6,9 +6,14 @@
 // strings that prove each fact. Two baselines get the same tokens: the
 // newest whole messages that fit (recent-only), and the whole chat.
 //
-//	go run ./extractive/retention            # the table, from the examples module
-//	go run ./extractive/retention -v         # plus each chat's summary and facts
-//	go run ./extractive/retention -chats DIR # your own *.chat files
+//	go run ./examples/recap/retention            # the tables: held-out, then in-sample
+//	go run ./examples/recap/retention -v         # plus each chat's summary and facts
+//	go run ./examples/recap/retention -chats DIR # your own *.chat files
+//
+// The built-in chats are in two sets: testdata/insample, the 12 chats the
+// extractive summarizer's rules were tuned on, and testdata/heldout, chats
+// written later by authors who had not read the summarizer, never tuned on.
+// The held-out figure is the one to quote.
 //
 // The summarizer is chosen from the environment as the CLI chooses it
 // (RECAP_OPENAI_BASE_URL, RECAP_OPENAI_API_KEY, RECAP_MODEL or
@@ -34,8 +39,17 @@ import (
 	"github.com/recapgo/recap/internal/setup"
 )
 
-//go:embed testdata/*.chat
+//go:embed testdata/insample/*.chat testdata/heldout/*.chat
 var builtin embed.FS
+
+// A set is a directory of the built-in chats.
+type set struct{ name, dir string }
+
+// sets are the built-in chats: held-out first, the figure that counts.
+var sets = []set{
+	{"held-out (never tuned on)", "testdata/heldout"},
+	{"in-sample (the summarizer's rules were tuned on these)", "testdata/insample"},
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -62,35 +76,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		fmt.Fprintf(stderr, "retention: %v\n", err)
 		return 1
 	}
-	chats, err := load(*dir)
-	if err != nil {
-		return fail(err)
+	todo := sets
+	if *dir != "" {
+		todo = []set{{*dir, ""}}
 	}
 	s, label, err := newSetup(lookup, fs, trigger, window, *budget)
 	if err != nil {
 		return fail(err)
 	}
-	var outs []Outcome
-	for _, c := range chats {
-		o, err := Replay(ctx, s, c)
+	for i, st := range todo {
+		chats, err := load(st)
 		if err != nil {
 			return fail(err)
 		}
-		outs = append(outs, o)
-	}
-	fmt.Fprintf(stdout, "Facts kept by the final payload of %d chats replayed with %s:\n\n", len(chats), label)
-	WriteTable(stdout, outs)
-	if *verbose {
-		WriteDetails(stdout, outs)
+		var outs []Outcome
+		for _, c := range chats {
+			o, err := Replay(ctx, s, c)
+			if err != nil {
+				return fail(err)
+			}
+			outs = append(outs, o)
+		}
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "## %s\n\nFacts kept by the final payload of %d chats replayed with %s:\n\n", st.name, len(chats), label)
+		WriteTable(stdout, outs)
+		if *verbose {
+			WriteDetails(stdout, outs)
+		}
 	}
 	return 0
 }
 
-func load(dir string) ([]Chat, error) {
-	if dir == "" {
-		return LoadChats(builtin, "testdata")
+// load reads the chats of st: a built-in set, or a directory of the
+// file system when st.dir is "" (st.name is then the directory).
+func load(st set) ([]Chat, error) {
+	if st.dir == "" {
+		return LoadChats(os.DirFS(st.name), ".")
 	}
-	return LoadChats(os.DirFS(dir), ".")
+	return LoadChats(builtin, st.dir)
 }
 
 // newSetup configures the replay as the CLI configures itself: options

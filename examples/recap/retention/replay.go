@@ -162,9 +162,9 @@ func WriteTable(w io.Writer, os []Outcome) {
 			count(o.Kept), n, count(o.Recent), n, count(o.Whole), n)
 	}
 	t := Sum(os)
-	fmt.Fprintf(w, "| **all %d chats** | | | %d | %d | %.1f%% (mean) | **%.0f%%** | %.0f%% | %.0f%% |\n",
-		len(os), t.ChatTokens, t.PayloadTokens, 100*t.PayloadShare,
-		t.Percent(t.Kept), t.Percent(t.Recent), t.Percent(t.Whole))
+	fmt.Fprintf(w, "| **all %d chats** | | | %d | %d | %.1f%% (mean), %.1f%% (summed) | **%.0f%%** (%d/%d) | %.0f%% | %.0f%% |\n",
+		len(os), t.ChatTokens, t.PayloadTokens, 100*t.PayloadShare, 100*float64(t.PayloadTokens)/float64(max(t.ChatTokens, 1)),
+		t.Percent(t.Kept), t.Kept, t.Facts, t.Percent(t.Recent), t.Percent(t.Whole))
 }
 
 // WriteDetails writes, chat by chat, the final summary and each fact's fate.

@@ -24,7 +24,7 @@ const (
 // window 2, the offline extractive summarizer) and fails below the levels
 // above. With -v it logs the README table.
 func TestRetention(t *testing.T) {
-	chats, err := load("")
+	chats, err := load(set{"in-sample", "testdata/insample"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestRun(t *testing.T) {
 	if code := run(context.Background(), []string{"-v"}, &stdout, &stderr, noEnv); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, want := range []string{"| **all 12 chats**", "the extractive summarizer", "## support-parcel"} {
+	for _, want := range []string{"| **all 12 chats**", "## held-out", "## in-sample", "the extractive summarizer", "## support-parcel"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
