@@ -68,6 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		window  = fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2)")
 		budget  = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
 		verbose = fs.Bool("v", false, "print each chat's final summary and the fate of each fact")
+		standin = fs.String("standin", "", "degrade each summary as an LLM may: "+standinNames+" (see standins.go)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -80,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	if *dir != "" {
 		todo = []set{{*dir, ""}}
 	}
-	s, label, err := newSetup(lookup, fs, trigger, window, *budget)
+	s, label, err := newSetup(lookup, fs, trigger, window, *budget, *standin)
 	if err != nil {
 		return fail(err)
 	}
@@ -120,7 +121,7 @@ func load(st set) ([]Chat, error) {
 
 // newSetup configures the replay as the CLI configures itself: options
 // from the environment and flags, the summarizer from the environment.
-func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, window *int, budget int) (Setup, string, error) {
+func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, window *int, budget int, standin string) (Setup, string, error) {
 	counter, err := recap.NewTiktokenCounter(recap.O200kBase)
 	if err != nil {
 		return Setup{}, "", err
@@ -139,6 +140,14 @@ func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, win
 	}
 	if fallback != nil {
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
+	}
+	if standin != "" {
+		wrap, ok := standins[standin]
+		if !ok {
+			return Setup{}, "", fmt.Errorf("-standin %q: want one of %s", standin, standinNames)
+		}
+		sum = wrap(sum)
+		label += ", degraded by the " + standin + " stand-in"
 	}
 	return Setup{
 		New:     func() (*recap.Compressor, error) { return recap.New(sum, recap.NewMemoryStore(), opts...) },
