@@ -27,11 +27,19 @@ func env(m map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
-// runCLI runs the program and returns its exit code, stdout and stderr.
+// runCLI runs the program with an empty standard input and returns its
+// exit code, stdout and stderr.
 func runCLI(t *testing.T, lookup func(string) (string, bool), args ...string) (int, string, string) {
 	t.Helper()
+	return runStdin(t, lookup, "", args...)
+}
+
+// runStdin runs the program with stdin as its standard input and returns
+// its exit code, stdout and stderr.
+func runStdin(t *testing.T, lookup func(string) (string, bool), stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, &stdout, &stderr, lookup)
+	code := run(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr, lookup)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -168,17 +176,6 @@ func TestEnvAndFlags(t *testing.T) {
 				t.Errorf("%s: exit %d, want %d with %q in\n%s%s", tt.reason, code, tt.code, tt.want, out, errOut)
 			}
 		})
-	}
-}
-
-func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"frobnicate"}, {"plan"}, {"compress", "a.json", "b.json"}, {"plan", "-nope", "x.json"}} {
-		if code, _, errOut := runCLI(t, noEnv, args...); code != 2 || !strings.Contains(errOut, "usage") {
-			t.Errorf("run %q: exit %d, want 2 with usage\n%s", args, code, errOut)
-		}
-	}
-	if code, _, errOut := runCLI(t, noEnv, "plan", "does-not-exist.json"); code != 1 || !strings.Contains(errOut, "does-not-exist.json") {
-		t.Errorf("missing file: exit %d\n%s", code, errOut)
 	}
 }
 
@@ -341,27 +338,32 @@ func TestBadChats(t *testing.T) {
 		reason string
 		chat   string
 		args   []string
-		want   string // the whole of stderr, after "recap: FILE: "
+		want   string   // the whole of stderr, after "recap: FILE: ", or after "recap: FILE" if it starts with a space
+		cmds   []string // the commands run (default plan, compress and simulate)
 	}{
-		{"Empty", "the library's error keeps one prefix", `[]`, nil, "no messages"},
-		{"Object", "no Go type name", `{"not":"array"}`, nil, "want a JSON array of messages, got an object"},
-		{"String", "no Go type name", `"hi"`, nil, "want a JSON array of messages, got a string"},
-		{"Null", "null is no chat", `null`, nil, "want a JSON array of messages, got null"},
-		{"NotObjects", "each message is an object", `[{"id":"u","role":"user","content":"hi"}, 7]`, nil, "message 1: want a JSON object, got a number"},
-		{"Syntax", "a syntax error says where", "[\n{\"id\":\"u\",}]", nil, `invalid JSON on line 2: invalid character '}' looking for beginning of object key string`},
-		{"Truncated", "a truncated file says so", `[{"id":"u"`, nil, "invalid JSON on line 1: unexpected end of JSON input"},
+		{"EmptyFile", "an empty file says so, not that JSON ended", "", nil, " is empty: want a JSON array of messages", nil},
+		{"WhiteSpace", "white space is empty", " \n\t\r\n", nil, " is empty: want a JSON array of messages", nil},
+		{"ByteOrderMarkOnly", "a byte order mark and a newline are empty", "\ufeff\n", nil, " is empty: want a JSON array of messages", nil},
+		{"EmptyArray", "an empty array is a chat without messages", " [ ] ", nil, " has no messages", nil},
+		{"Object", "no Go type name", `{"not":"array"}`, nil, "want a JSON array of messages, got an object", nil},
+		{"String", "no Go type name", `"hi"`, nil, "want a JSON array of messages, got a string", nil},
+		{"Null", "null is no chat", `null`, nil, "want a JSON array of messages, got null", nil},
+		{"NotObjects", "each message is an object", `[{"id":"u","role":"user","content":"hi"}, 7]`, nil, "message 1: want a JSON object, got a number", nil},
+		{"Syntax", "a syntax error says where", "[\n{\"id\":\"u\",}]", nil, `invalid JSON on line 2: invalid character '}' looking for beginning of object key string`, nil},
+		{"Truncated", "a truncated file says so", `[{"id":"u"`, nil, "invalid JSON on line 1: unexpected end of JSON input", nil},
 		{"MixedNoID", "a UIMessage chat with an id-less message is not taken for OpenAI (which would drop every parts array)",
 			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
-			nil, "message 0 has parts, as an AI SDK UIMessage, but message 1 has no id, as an OpenAI message: a chat must be in one format"},
+			nil, "message 0 has parts, as an AI SDK UIMessage, but message 1 has no id, as an OpenAI message: a chat must be in one format", nil},
 		{"MixedToolCalls", "parts and tool_calls in one chat is an error",
 			`[{"id":"u1","role":"user","content":"Hi"},{"id":"a1","role":"assistant","content":"","tool_calls":[]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
-			nil, "message 2 has parts, as an AI SDK UIMessage, but message 1 has tool_calls, as an OpenAI message: a chat must be in one format"},
+			nil, "message 2 has parts, as an AI SDK UIMessage, but message 1 has tool_calls, as an OpenAI message: a chat must be in one format", nil},
 		{"UINoID", "forced ui: the id-less message is named",
 			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
-			[]string{"-format", "ui"}, `invalid message 1 (id ""): no ID`},
+			[]string{"-format", "ui"}, `invalid message 1 (id ""): no ID`,
+			[]string{"plan", "compress"}}, // simulate names the turn whose replay found it
 		{"OpenAIWithParts", "forced openai would drop the parts",
 			`[{"role":"user","content":"Hi"},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]}]`,
-			[]string{"-format", "openai"}, "message 1 has parts: it is an AI SDK UIMessage, not an OpenAI message (use -format ui)"},
+			[]string{"-format", "openai"}, "message 1 has parts: it is an AI SDK UIMessage, not an OpenAI message (use -format ui)", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -369,10 +371,17 @@ func TestBadChats(t *testing.T) {
 			if err := os.WriteFile(file, []byte(tt.chat), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, cmd := range []string{"plan", "compress"} {
+			cmds := tt.cmds
+			if cmds == nil {
+				cmds = []string{"plan", "compress", "simulate"}
+			}
+			for _, cmd := range cmds {
 				args := append(append([]string{cmd}, tt.args...), file)
 				code, out, errOut := runCLI(t, noEnv, args...)
 				want := "recap: " + file + ": " + tt.want + "\n"
+				if strings.HasPrefix(tt.want, " ") {
+					want = "recap: " + file + tt.want + "\n"
+				}
 				if code != 1 || out != "" || errOut != want {
 					t.Errorf("%s: %s: exit %d, stdout %q\nstderr mismatch (-want +got):\n%s", cmd, tt.reason, code, out, cmp.Diff(want, errOut))
 				}
