@@ -25,7 +25,9 @@
 // RECAP_ANTHROPIC_API_KEY are set, with the extractive summarizer as the
 // fallback; otherwise by the embedded extractive summarizer alone: offline,
 // deterministic, no LLM. It keeps the most informative sentences; it does
-// not paraphrase.
+// not paraphrase. One summarizer call is given at most -max-input tokens
+// (default 32,000, as the server's): a longer part to summarize is folded
+// in several calls.
 //
 // simulate replays a chat as a backend would, compressing it at every user
 // message, and prints for each setting (one, or a grid of triggers and
@@ -65,6 +67,12 @@ func main() {
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv))
 }
+
+// defaultMaxInput is -max-input's default: the server's
+// DefaultMaxSummarizeInput (its -max-summarize-input), so that the CLI
+// sends an LLM what the server would. TestMaxInputAsServer keeps the two
+// equal.
+const defaultMaxInput = 32000
 
 const usage = `usage: recap compress [flags] CHAT.json   print the compressed payload as JSON
        recap plan [flags] CHAT.json       dry run: a table of every message
@@ -122,7 +130,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 type compressFlags struct {
 	fs                                           *flag.FlagSet
 	format, encoding, model, store, chat, output *string
-	trigger, window, budget, ceiling             *int
+	trigger, window, budget, ceiling, maxInput   *int
 }
 
 func newCompressFlags(cmd string) *compressFlags {
@@ -139,6 +147,7 @@ func newCompressFlags(cmd string) *compressFlags {
 		output:   fs.String("o", "", "write the payload to this file instead of standard output"),
 		budget:   fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)"),
 		ceiling:  fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
+		maxInput: fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),
 	}
 }
 
@@ -183,6 +192,9 @@ func runCompress(ctx context.Context, cmd string, args []string, stdin io.Reader
 	opts = append(opts, tok.options()...)
 	if *f.ceiling != 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(*f.ceiling))
+	}
+	if *f.maxInput != 0 {
+		opts = append(opts, recap.WithMaxSummarizeInput(*f.maxInput))
 	}
 	budget := *f.budget
 	if budget == 0 {

@@ -35,7 +35,7 @@ var envPrefixes = []string{"VITE_", "RECAP_"}
 const simulateUsage = `usage: recap simulate [-trigger N | -triggers N,N...] [-window N | -windows N,N...]
                       [-grid] [-max-payload N] [-background] [-price USD]
                       [-max-turn N] [-clear-keep N] [-per-call]
-                      [-model NAME | -encoding NAME]
+                      [-model NAME | -encoding NAME] [-max-input N]
                       [-plot FILE.svg] CHAT.json
 
 simulate replays a chat turn by turn as a chat backend would: at each user
@@ -95,6 +95,7 @@ type simulation struct {
 	tok        *tokenizer
 	budget     int // -summary-tokens; 0: by the trigger, as compress does
 	maxPayload int // 0: no ceiling
+	maxInput   int // -max-input; 0: one summarizer call, however large
 	background bool
 	maxTurn    int       // -max-turn; 0: turns are not compacted
 	clearKeep  int       // -clear-keep; < 0: tool results are not cleared
@@ -178,6 +179,9 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	}
 	if sim.maxPayload != 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(sim.maxPayload))
+	}
+	if sim.maxInput != 0 {
+		opts = append(opts, recap.WithMaxSummarizeInput(sim.maxInput))
 	}
 	if sim.maxTurn != 0 {
 		opts = append(opts, recap.WithMaxTurnTokens(sim.maxTurn))
@@ -313,13 +317,13 @@ func (l *intList) Set(v string) error {
 
 // simulateFlags are the flags of simulate.
 type simulateFlags struct {
-	fs                                        *flag.FlagSet
-	triggers, windows                         intList
-	format, encoding, model, plot             *string
-	trigger, window, budget, ceiling, maxTurn *int
-	clearKeep                                 *int
-	grid, background, perCall                 *bool
-	price                                     *float64
+	fs                                                  *flag.FlagSet
+	triggers, windows                                   intList
+	format, encoding, model, plot                       *string
+	trigger, window, budget, ceiling, maxInput, maxTurn *int
+	clearKeep                                           *int
+	grid, background, perCall                           *bool
+	price                                               *float64
 }
 
 func newSimulateFlags() *simulateFlags {
@@ -334,6 +338,7 @@ func newSimulateFlags() *simulateFlags {
 		model:      fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (recap.EstimatorForModel), with the family's tokens per message; not with -encoding"),
 		budget:     fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)"),
 		ceiling:    fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
+		maxInput:   fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),
 		background: fs.Bool("background", false, "summarize in the background (recap.WithBackground), the tasks running after each turn"),
 		maxTurn:    fs.Int("max-turn", 0, "compact a current turn over this many tokens (recap.WithMaxTurnTokens; 0: never)"),
 		clearKeep:  fs.Int("clear-keep", -1, "clear tool outputs older than the N most recent (recap.WithToolResultClearing; -1: never)"),
@@ -426,7 +431,7 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 
 	sim := &simulation{chatID: defaultChatID(path), msgs: msgs, turns: turnsOf(msgs), lookup: lookup, tok: tok,
-		budget: *f.budget, maxPayload: *f.ceiling, background: *f.background,
+		budget: *f.budget, maxPayload: *f.ceiling, maxInput: *f.maxInput, background: *f.background,
 		maxTurn: *f.maxTurn, clearKeep: *f.clearKeep, stderr: stderr}
 	if *f.perCall {
 		sim.turns, sim.perCall = callsOf(msgs), true

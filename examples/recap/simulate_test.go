@@ -228,6 +228,33 @@ func tokensOf(msgs []recap.Message, c recap.TokenCounter) int {
 	return n
 }
 
+// TestSimulateMaxInput: simulate bounds each summarizer call by -max-input
+// as compress does, folding a summarization in more calls, and its table
+// counts every call.
+func TestSimulateMaxInput(t *testing.T) {
+	llm := newFakeLLM(t)
+	calls := map[int]int{}   // by -max-input
+	largest := map[int]int{} // tokens of the largest call, by -max-input
+	for _, bound := range []int{0, 1000} {
+		code, out, errOut := runCLI(t, llm.env(), "simulate", chatFile("long"), "-trigger", "3000", "-max-input", strconv.Itoa(bound))
+		if code != 0 {
+			t.Fatalf("-max-input %d: exit %d\n%s", bound, code, errOut)
+		}
+		for _, c := range llm.reset(t) {
+			calls[bound]++
+			largest[bound] = max(largest[bound], c.tokens)
+		}
+		row := strings.Fields(lastLineWith(out, "trigger 3000, window 2"))
+		if n, _ := strconv.Atoi(row[4]); n != calls[bound] {
+			t.Errorf("-max-input %d: the table counts %q calls, the server had %d\n%s", bound, row[4], calls[bound], out)
+		}
+	}
+	if largest[0] <= 1000 || largest[1000] > 1000 || calls[1000] <= calls[0] {
+		t.Errorf("without a bound: %d calls, the largest given %d tokens; -max-input 1000: %d calls, the largest given %d",
+			calls[0], largest[0], calls[1000], largest[1000])
+	}
+}
+
 func lastLineWith(s, sub string) string {
 	line := ""
 	for _, l := range strings.Split(s, "\n") {
