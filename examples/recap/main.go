@@ -36,8 +36,9 @@
 // draws the tokens sent per turn as an SVG chart.
 //
 // The options also come from the environment: RECAP_SUMMARY_TRIGGER_TOKENS
-// and RECAP_SUMMARY_WINDOW_CONVERSATIONS, or the seed client's
-// VITE_SUMMARY_* names. Flags win over the environment.
+// and RECAP_SUMMARY_WINDOW_CONVERSATIONS, or VITE_SUMMARY_TRIGGER_TOKENS and
+// VITE_SUMMARY_WINDOW_CONVERSATIONS, the variable names of the desktop chat
+// client this design comes from. Flags win over the environment.
 //
 // "recap help", -h and --help print the usage on standard output. A wrong
 // command line prints one line saying what was wrong and one saying where

@@ -165,7 +165,7 @@ func TestEnvAndFlags(t *testing.T) {
 		code   int
 		want   string // in stdout or stderr
 	}{
-		{"SeedEnv", "the seed's VITE_ names set the options", map[string]string{"VITE_SUMMARY_WINDOW_CONVERSATIONS": "1"}, nil, 0, "assistant  38      history  Yes. Medical care"},
+		{"ViteEnv", "the VITE_ names set the options", map[string]string{"VITE_SUMMARY_WINDOW_CONVERSATIONS": "1"}, nil, 0, "assistant  38      history  Yes. Medical care"},
 		{"RecapWinsOverVite", "RECAP_ names win over VITE_ ones", map[string]string{"VITE_SUMMARY_TRIGGER_TOKENS": "1", "RECAP_SUMMARY_TRIGGER_TOKENS": "100000"}, nil, 0, "trigger fires: false"},
 		{"FlagWinsOverEnv", "flags win over the environment", map[string]string{"RECAP_SUMMARY_TRIGGER_TOKENS": "100000"}, []string{"-trigger", "10"}, 0, "trigger fires: true"},
 		{"BadEnv", "a bad variable is an error naming it", map[string]string{"VITE_SUMMARY_TRIGGER_TOKENS": "many"}, nil, 1, `VITE_SUMMARY_TRIGGER_TOKENS="many"`},

@@ -29,7 +29,8 @@ var (
 )
 
 // envPrefixes are the prefixes of the environment variables that set the
-// options, later ones winning: the seed client's, then recap's.
+// options, later ones winning: those of the desktop chat client this
+// design comes from, then recap's.
 var envPrefixes = []string{"VITE_", "RECAP_"}
 
 const simulateUsage = `usage: recap simulate [-trigger N | -triggers N,N...] [-window N | -windows N,N...]
