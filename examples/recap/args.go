@@ -23,7 +23,7 @@ const (
 // stdinFile is the chat file that names standard input.
 const stdinFile = "-"
 
-// commands lists the commands in the order the help lists them.
+// commands are the commands that recap help knows.
 var commands = []string{"compress", "plan", "simulate"}
 
 // newFlagSet returns a flag set for cmd that prints nothing and stops at
