@@ -114,3 +114,14 @@ func TestStdinBad(t *testing.T) {
 		})
 	}
 }
+
+// TestNoSuchFile: a chat file that cannot be read is a failure (exit 1),
+// not a usage error: one line naming the file.
+func TestNoSuchFile(t *testing.T) {
+	for _, cmd := range []string{"compress", "plan", "simulate"} {
+		code, out, errOut := runCLI(t, noEnv, cmd, "does-not-exist.json", "-trigger", "300")
+		if code != 1 || out != "" || !strings.HasPrefix(errOut, "recap: open does-not-exist.json: ") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 1 and one line naming the file", cmd, code, out, errOut)
+		}
+	}
+}
