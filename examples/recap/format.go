@@ -10,16 +10,25 @@ import (
 	"github.com/recapgo/recap"
 )
 
+// errEmptyInput is decodeChat's error for data that is empty or only
+// white space.
+var errEmptyInput = errors.New("empty input")
+
 // decodeChat reads a JSON array of chat messages, after a UTF-8 byte order
 // mark if there is one, in format "ui" (Vercel AI SDK UIMessages, or any
 // messages with id/role/content/parts), "openai" (OpenAI Chat Completions
-// messages, whose IDs recap.ChainIDs makes) or "auto". Each message is
-// decoded by recap.Message, which keeps its wire format for the payload. Auto picks "ui" when a message has parts, "openai"
-// when one has no id, tool_calls, tool_call_id or content blocks, and "ui"
-// otherwise; a chat with both signs is an error naming the two messages,
-// since decoding it either way would lose one kind of content.
+// messages, whose IDs recap.ChainIDs makes) or "auto". Data that is empty
+// or only white space is errEmptyInput. Each message is decoded by
+// recap.Message, which keeps its wire format for the payload. Auto picks
+// "ui" when a message has parts, "openai" when one has no id, tool_calls,
+// tool_call_id or content blocks, and "ui" otherwise; a chat with both
+// signs is an error naming the two messages, since decoding it either way
+// would lose one kind of content.
 func decodeChat(data []byte, format string) ([]recap.Message, string, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, "", errEmptyInput
+	}
 	raw, err := decodeArray(data)
 	if err != nil {
 		return nil, "", err
