@@ -69,11 +69,9 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv))
 }
 
-// defaultMaxInput is -max-input's default: the server's
-// DefaultMaxSummarizeInput (its -max-summarize-input), so that the CLI
-// sends an LLM what the server would. TestMaxInputAsServer keeps the two
-// equal.
-const defaultMaxInput = 32000
+// defaultMaxInput is -max-input's default, the server's
+// -max-summarize-input default: the CLI sends an LLM what the server would.
+const defaultMaxInput = setup.DefaultMaxSummarizeInput
 
 const usage = `usage: recap compress [flags] CHAT.json   print the compressed payload as JSON
        recap plan [flags] CHAT.json       dry run: a table of every message

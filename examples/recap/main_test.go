@@ -6,16 +6,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -422,7 +418,11 @@ func TestByteOrderMark(t *testing.T) {
 // Vercel AI SDK decode as UIMessages and compress, every message of the
 // payload but the summary as it came in.
 func TestAISDKChats(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "aisdk", "testdata", "*.json"))
+	dir := filepath.Join("..", "aisdk", "testdata")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("the AI SDK chats are in the repository's examples/aisdk, not in this module alone: %v", err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -623,47 +623,4 @@ func TestMaxInput(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestMaxInputAsServer: -max-input's default is the server's
-// DefaultMaxSummarizeInput, so that the CLI sends an LLM what the server
-// would. (The CLI cannot import the server, a module of its own with
-// dependencies the CLI does without: this reads the constant from its
-// source.)
-func TestMaxInputAsServer(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "server", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Skipf("no server source beside the CLI: %v", err)
-	}
-	fset := token.NewFileSet()
-	for _, file := range files {
-		f, err := parser.ParseFile(fset, file, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.CONST {
-				continue
-			}
-			for _, s := range g.Specs {
-				v := s.(*ast.ValueSpec)
-				for i, name := range v.Names {
-					if name.Name != "DefaultMaxSummarizeInput" {
-						continue
-					}
-					lit, ok := v.Values[i].(*ast.BasicLit)
-					n, err := strconv.Atoi(strings.ReplaceAll(fmt.Sprint(lit.Value), "_", ""))
-					if !ok || err != nil {
-						t.Fatalf("%s: DefaultMaxSummarizeInput is not an integer literal: update this test", fset.Position(v.Pos()))
-					}
-					if n != defaultMaxInput {
-						t.Errorf("the server's DefaultMaxSummarizeInput is %d, -max-input's default %d", n, defaultMaxInput)
-					}
-					return
-				}
-			}
-		}
-	}
-	t.Fatalf("no DefaultMaxSummarizeInput in %v: update this test", files)
 }
