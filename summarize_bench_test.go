@@ -148,7 +148,7 @@ func TestCountCacheBounded(t *testing.T) {
 	for i := 0; i < 3*countCacheSize; i += 1000 {
 		msgs := make([]Message, 1000)
 		for j := range msgs {
-			msgs[j] = Message{ID: fmt.Sprint(i + j), Content: "text"}
+			msgs[j] = Message{ID: fmt.Sprint(i + j), Content: fmt.Sprint("text ", i+j)} // counts are kept by text
 		}
 		cc.countAll(one, msgs)
 	}

@@ -266,9 +266,11 @@ func toValidUTF8(s string) string {
 }
 
 // countCache remembers the token counts of messages, keyed by a 64-bit
-// hash of the ID and the text, so that a long chat is not re-tokenized on
-// every turn. (Two different messages share a key with a probability of
-// about 2^-64.) It holds at most 2*countCacheSize entries: when the current
+// hash of the text, so that a long chat is not re-tokenized on every turn.
+// (Two different texts share a key with a probability of about 2^-64.) The
+// text alone is the key, not the message's ID, so that a chat sent without
+// IDs, whose IDs Compress derives, hits the counts of Compress when the
+// caller measures it, and messages of one text share a count. It holds at most 2*countCacheSize entries: when the current
 // generation is full it becomes the old one and the old one is dropped; a
 // hit in the old generation moves the entry to the current one.
 type countCache struct {
@@ -287,13 +289,8 @@ func newCountCache() *countCache {
 	return &countCache{seed: maphash.MakeSeed()}
 }
 
-func (cc *countCache) key(id, text string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(cc.seed)
-	h.WriteString(id)
-	h.WriteByte(0)
-	h.WriteString(text)
-	return h.Sum64()
+func (cc *countCache) key(text string) uint64 {
+	return maphash.String(cc.seed, text)
 }
 
 // countAll returns the tokens of each message's text, from the cache or
@@ -311,8 +308,8 @@ func (cc *countCache) countTexts(tc TokenCounter, msgs []Message, texts []string
 	counts := make([]int, len(msgs))
 	keys := make([]uint64, len(msgs))
 	var missing []int
-	for i, m := range msgs {
-		keys[i] = cc.key(m.ID, texts[i])
+	for i := range msgs {
+		keys[i] = cc.key(texts[i])
 	}
 	cc.mu.Lock()
 	if vc, ok := tc.(VersionedCounter); ok {
