@@ -102,10 +102,11 @@ type chat struct {
 	derived map[string]bool // the IDs derived for messages sent without one; nil if none
 }
 
-// uiWithoutID is the reason a UIMessage without an ID is invalid.
-const uiWithoutID = `no ID: an AI SDK UIMessage carries its own "id", which the AI SDK makes with generateId ` +
-	`(useChat's generateId option, or generateMessageId of toUIMessageStreamResponse on the server); ` +
-	`keep it when you store and send messages. recap derives IDs only for formats that have none, such as OpenAI's`
+// uiWithoutID is the reason a UIMessage without an ID is invalid; short
+// enough for a server to pass on whole.
+const uiWithoutID = `no ID: an AI SDK UIMessage carries its own "id", made by generateId (useChat) or ` +
+	`generateMessageId (toUIMessageStreamResponse); keep it when you store and send messages. ` +
+	`recap derives IDs only for formats without them, such as OpenAI's`
 
 // index validates msgs and maps each ID to its position, deriving the IDs
 // of messages without one as ChainIDs does. A chat whose messages all
