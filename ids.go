@@ -98,8 +98,8 @@ func contentKey(id string) string {
 // them in which those have the IDs that ChainIDs gives them.
 type chat struct {
 	msgs    []Message
-	ix      map[string]int  // each ID to its message's position in msgs
-	derived map[string]bool // the IDs derived for messages sent without one; nil if none
+	ix      map[string]int // each ID to its message's position in msgs
+	derived []bool         // derived[i] reports that msgs[i] was sent without an ID; nil if none was
 }
 
 // uiWithoutID is the reason a UIMessage without an ID is invalid; short
@@ -126,11 +126,11 @@ func index(msgs []Message) (chat, error) {
 			}
 			if ch.derived == nil {
 				ch.msgs = append([]Message(nil), msgs...)
-				ch.derived = make(map[string]bool)
+				ch.derived = make([]bool, len(msgs))
 			}
 			id = chainID(prev, *m)
 			ch.msgs[i].ID = id
-			ch.derived[id] = true
+			ch.derived[i] = true
 		}
 		switch j, dup := ch.ix[id]; {
 		case dup && m.ID == "":
@@ -146,14 +146,16 @@ func index(msgs []Message) (chat, error) {
 	return ch, nil
 }
 
-// ownIDs returns msgs, fresh copies of a chat's messages, with the IDs in
-// derived cleared in place: the messages as their sender has them.
-func ownIDs(msgs []Message, derived map[string]bool) []Message {
-	if derived == nil {
+// own returns msgs, fresh copies of messages of ch (recap's own summary
+// messages among them), with the IDs derived for them cleared in place:
+// the messages as their sender has them. It reads ch.ix and ch.derived
+// only, and does nothing for a nil ch.
+func (ch *chat) own(msgs []Message) []Message {
+	if ch == nil || ch.derived == nil {
 		return msgs
 	}
 	for i := range msgs {
-		if derived[msgs[i].ID] {
+		if j, ok := ch.ix[msgs[i].ID]; ok && ch.derived[j] {
 			msgs[i].ID = ""
 		}
 	}

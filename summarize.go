@@ -224,7 +224,7 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 	}
 	res, err = c.fit(res, p)
 	// Built from messages with the derived IDs; handed back without them.
-	res.Payload, res.Dropped = ownIDs(res.Payload, ch.derived), ownIDs(res.Dropped, ch.derived)
+	res.Payload, res.Dropped = p.derived.own(res.Payload), p.derived.own(res.Dropped)
 	return res, err
 }
 
@@ -476,9 +476,10 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 // summarizeChunk asks the Summarizer, then if it fails the fallback, to
 // fold msgs into previous, and checks the summary. It returns the summary,
 // whether the fallback made it, and the main Summarizer's failure (nil if
-// it succeeded). The Summarizer gets msgs without the IDs in derived.
-func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived map[string]bool) (string, bool, error) {
-	copies := func() []Message { return ownIDs(cloneMessages(msgs), derived) }
+// it succeeded). The Summarizer gets msgs without the IDs derived for them
+// (see chat.own).
+func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived *chat) (string, bool, error) {
+	copies := func() []Message { return derived.own(cloneMessages(msgs)) }
 	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: copies(), MaxTokens: c.cfg.maxSummary}
 	text, err := c.call(ctx, c.summarizer, req, input, false)
 	if errors.Is(err, ErrSummaryTooLong) && c.cfg.maxSummary > 0 && ctx.Err() == nil {

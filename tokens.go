@@ -268,11 +268,12 @@ func toValidUTF8(s string) string {
 // countCache remembers the token counts of messages, keyed by a 64-bit
 // hash of the text, so that a long chat is not re-tokenized on every turn.
 // (Two different texts share a key with a probability of about 2^-64.) The
-// text alone is the key, not the message's ID, so that a chat sent without
-// IDs, whose IDs Compress derives, hits the counts of Compress when the
-// caller measures it, and messages of one text share a count. It holds at most 2*countCacheSize entries: when the current
-// generation is full it becomes the old one and the old one is dropped; a
-// hit in the old generation moves the entry to the current one.
+// key is the text alone, not the message's ID, so that Measure of a chat
+// sent without IDs (whose IDs Compress derives) finds the counts Compress
+// made, and messages of one text share a count. It holds at most
+// 2*countCacheSize entries: when the current generation is full it becomes
+// the old one and the old one is dropped; a hit in the old generation
+// moves the entry to the current one.
 type countCache struct {
 	seed maphash.Seed
 

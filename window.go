@@ -80,7 +80,7 @@ type Plan struct {
 	// the stored summary is left as it is.
 	Older bool
 
-	derived map[string]bool // the IDs Plan derived for messages sent without one; nil if none
+	derived *chat // the IDs planned and which were derived (no messages); nil if none was
 }
 
 // Payload returns the messages to send when nothing is summarized:
@@ -90,7 +90,7 @@ type Plan struct {
 // has none in the payload either: only SummaryMessage, recap's own, has
 // an ID that msgs did not.
 func (p Plan) Payload() []Message {
-	return ownIDs(p.assemble(p.SummaryMessage, p.Summarize), p.derived)
+	return p.derived.own(p.assemble(p.SummaryMessage, p.Summarize))
 }
 
 // assemble returns a payload in a fresh slice: Pinned, summary (if not
@@ -232,7 +232,10 @@ func pinnable(m Message) bool {
 // rather than copies; Covered includes the echoes.
 func (c *Compressor) plan(ch chat, existing Summary) (Plan, error) {
 	msgs, ix := ch.msgs, ch.ix
-	p := Plan{derived: ch.derived}
+	var p Plan
+	if ch.derived != nil {
+		p.derived = &chat{ix: ch.ix, derived: ch.derived}
+	}
 	// Echoes of the existing summary, recognized before anything is
 	// pinned: a system-role summary after the system prompt is not part
 	// of the prompt.
