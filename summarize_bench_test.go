@@ -158,6 +158,32 @@ func TestCompressCountsOnlyNewMessages(t *testing.T) {
 	}
 }
 
+// TestMeasureWithoutIDsCounted: Measure of a chat sent without IDs, right
+// after Compress derived its IDs, finds every count Compress made.
+func TestMeasureWithoutIDsCounted(t *testing.T) {
+	var texts atomic.Int64
+	counter := TokenCounterFunc(func(s string) int {
+		texts.Add(1)
+		return len(strings.Fields(s))
+	})
+	c, err := New(SummarizerFunc(noSummary), NewMemoryStore(), WithTokenCounter(counter), WithTriggerTokens(1_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := longChat(t, 50, false)
+	for i := range chat {
+		chat[i].ID, chat[i].Format = "", FormatOpenAI
+	}
+	if _, err := c.Compress(context.Background(), "c", chat); err != nil {
+		t.Fatal(err)
+	}
+	before := texts.Load()
+	c.Measure(chat)
+	if got := texts.Load() - before; got != 0 {
+		t.Errorf("Measure counted %d texts anew, want 0: Compress counted them all", got)
+	}
+}
+
 func TestCountCacheBounded(t *testing.T) {
 	cc := newCountCache()
 	one := TokenCounterFunc(func(string) int { return 1 })

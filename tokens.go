@@ -383,8 +383,9 @@ func (c *Compressor) sizes(msgs []Message) []int {
 // (WithMessageOverhead). A Result's PayloadTokens is Measure of its
 // Payload; Measure of the chat that went into Compress less it is what the
 // call saved. Counts are remembered between calls, as Compress remembers
-// them, so measuring a chat right after compressing it counts little
-// anew. It is safe for concurrent use.
+// them (by text: a chat sent without IDs finds them too), so measuring a
+// chat right after compressing it counts little anew. It is safe for
+// concurrent use.
 func (c *Compressor) Measure(msgs []Message) int {
 	return c.tokens(nil, msgs)
 }
