@@ -395,7 +395,7 @@ func TestInvalidChatWithoutIDs(t *testing.T) {
 		msgs         []Message
 		index        int
 		id           string
-		wantReason   []string // what the reason must say, "" for no error
+		wantReason   []string // what the reason must say; nil for no error
 	}{
 		{"UIWithoutID", "an AI SDK UIMessage always carries an ID",
 			[]Message{ui("u1", RoleUser, "hi"), ui("", RoleAssistant, "hello"), ui("u2", RoleUser, "bye")},
