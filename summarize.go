@@ -18,7 +18,8 @@ type SummarizeRequest struct {
 	Previous string
 	// Messages are the messages to fold in, oldest first. They are copies:
 	// the Summarizer may keep or modify them. A message too large for
-	// WithMaxSummarizeInput is cut, with a marker saying so.
+	// WithMaxSummarizeInput is cut, with a marker saying so. A message
+	// sent to Compress without an ID has none here either.
 	Messages []Message
 	// MaxTokens is the most tokens the summary may have (see
 	// WithMaxSummaryTokens), or 0 for no limit.
@@ -112,7 +113,9 @@ type Result struct {
 	// [pinned][old summary][history after its boundary][current turn]
 	// otherwise, less what Dropped lists; in a turn compacted by
 	// WithMaxTurnTokens, [pinned][summary][the turn's request][its latest
-	// steps]. It is a fresh slice.
+	// steps]. It is a fresh slice. A message sent without an ID has none
+	// here either: the IDs Compress derives for such messages (see
+	// [ChainIDs]) name them in Summary and Cleared, never in Payload.
 	Payload []Message
 	// PayloadTokens is the measured size of Payload: each message's Text
 	// plus the message overhead.
@@ -155,7 +158,8 @@ type Result struct {
 	Cleared []ClearedResult
 	// Dropped are the messages left out of Payload to keep it within
 	// WithMaxPayloadTokens, oldest first. They are still in the chat's
-	// history: the Store is not changed by dropping.
+	// history: the Store is not changed by dropping. As in Payload, a
+	// message sent without an ID has none here.
 	Dropped []Message
 	// Err is a failure that Compress absorbed: the Summarizer failed, timed
 	// out, panicked or returned an empty or over-long summary (see
@@ -181,6 +185,15 @@ const maxAttempts = 3
 // summary with a compare-and-swap and returns the compressed payload.
 // Compress never modifies msgs.
 //
+// Messages need no IDs, except AI SDK UIMessages, which always carry
+// theirs: as Plan does, Compress gives a message without an ID the one
+// that [ChainIDs] derives, so a chat in a format without message IDs,
+// such as OpenAI's, is compressed as it comes, and the next turn (the
+// chat grown, or the payload echoed back) derives the same IDs again. The
+// stored Summary names messages by these IDs; the messages Compress hands
+// back (Payload, Dropped, and those of a [SummarizeRequest]) never carry
+// them, so that a payload encodes with no "id" its input did not have.
+//
 // Concurrent calls for the same chat on one Compressor share one
 // summarization: one call summarizes and saves while the others wait for it
 // and then plan against its summary. Across processes the Store's
@@ -201,22 +214,25 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 	if c.summarizer == nil || c.store == nil {
 		return Result{}, fmt.Errorf("%w: Compress needs a Summarizer and a Store", ErrInvalidOption)
 	}
-	ix, err := index(msgs)
+	ch, err := index(msgs)
 	if err != nil {
 		return Result{}, err
 	}
-	res, p, err := c.settle(ctx, chatID, msgs, ix, c.cfg.background != nil)
+	res, p, err := c.settle(ctx, chatID, ch, c.cfg.background != nil)
 	if err != nil {
 		return Result{}, err
 	}
-	return c.fit(res, p)
+	res, err = c.fit(res, p)
+	// Built from messages with the derived IDs; handed back without them.
+	res.Payload, res.Dropped = p.derived.own(res.Payload), p.derived.own(res.Dropped)
+	return res, err
 }
 
 // settle plans msgs against the summary the Store holds and, when the
 // trigger fires, summarizes: in this call, or, if mayDefer and the
 // unsummarized payload fits the ceiling, in a background task. It returns
 // the result before the ceiling is enforced, and the plan it was built on.
-func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, ix map[string]int, mayDefer bool) (Result, Plan, error) {
+func (c *Compressor) settle(ctx context.Context, chatID string, ch chat, mayDefer bool) (Result, Plan, error) {
 	var (
 		res    Result
 		p      Plan
@@ -230,10 +246,10 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 		if err != nil {
 			return Result{}, Plan{}, err
 		}
-		if p, err = c.plan(msgs, ix, prev); err != nil {
+		if p, err = c.plan(ch, prev); err != nil {
 			return Result{}, Plan{}, err
 		}
-		res = Result{Payload: p.Payload(), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older, Cleared: p.Cleared}
+		res = Result{Payload: p.assemble(p.SummaryMessage, p.Summarize), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older, Cleared: p.Cleared}
 		if !p.Trigger {
 			break
 		}
@@ -244,7 +260,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 			break
 		}
 		if mayDefer && (c.ceiling() == 0 || c.planTokens(p) <= c.ceiling()) {
-			c.schedule(chatID, msgs, ix)
+			c.schedule(chatID, ch)
 			break
 		}
 		if attempt > maxAttempts {
@@ -298,10 +314,11 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 	return res, p, nil
 }
 
-// schedule hands a background summarization of msgs to the scheduler of
+// schedule hands a background summarization of ch to the scheduler of
 // WithBackground, unless one is pending or running for the chat.
-func (c *Compressor) schedule(chatID string, msgs []Message, ix map[string]int) {
-	t := &task{msgs: cloneMessages(msgs), ix: ix}
+func (c *Compressor) schedule(chatID string, ch chat) {
+	ch.msgs = cloneMessages(ch.msgs)
+	t := &task{chat: ch}
 	if !c.tasks.add(chatID, t) {
 		return
 	}
@@ -311,7 +328,7 @@ func (c *Compressor) schedule(chatID string, msgs []Message, ix map[string]int) 
 		}
 		defer c.tasks.remove(chatID, t)
 		ctx = context.WithValue(ctx, taskKey{}, true) // for SummarizeEvent.Background
-		if _, _, err := c.settle(ctx, chatID, t.msgs, t.ix, false); err != nil {
+		if _, _, err := c.settle(ctx, chatID, t.chat, false); err != nil {
 			c.log(ctx, slog.LevelWarn, "background summarization failed", chatID, "err", err)
 		}
 	})
@@ -427,7 +444,7 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 			}
 		}
 		chunk, n, input := c.chunk(out.summary, rest, counts, cuts)
-		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input)
+		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input, p.derived)
 		if ctx.Err() != nil {
 			return outcome{}, ctx.Err()
 		}
@@ -459,18 +476,20 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 // summarizeChunk asks the Summarizer, then if it fails the fallback, to
 // fold msgs into previous, and checks the summary. It returns the summary,
 // whether the fallback made it, and the main Summarizer's failure (nil if
-// it succeeded).
-func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int) (string, bool, error) {
-	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: cloneMessages(msgs), MaxTokens: c.cfg.maxSummary}
+// it succeeded). The Summarizer gets msgs without the IDs derived for them
+// (see chat.own).
+func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived *chat) (string, bool, error) {
+	copies := func() []Message { return derived.own(cloneMessages(msgs)) }
+	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: copies(), MaxTokens: c.cfg.maxSummary}
 	text, err := c.call(ctx, c.summarizer, req, input, false)
 	if errors.Is(err, ErrSummaryTooLong) && c.cfg.maxSummary > 0 && ctx.Err() == nil {
-		req.Messages = cloneMessages(msgs)
+		req.Messages = copies()
 		text, err = c.call(ctx, c.summarizer, req, input, false) // ask again, once
 	}
 	if err == nil || c.cfg.fallback == nil || ctx.Err() != nil {
 		return text, false, err
 	}
-	req.Messages = cloneMessages(msgs)
+	req.Messages = copies()
 	if text, ferr := c.call(ctx, c.cfg.fallback, req, input, true); ferr == nil {
 		return text, true, err
 	}
