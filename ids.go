@@ -146,16 +146,46 @@ func index(msgs []Message) (chat, error) {
 	return ch, nil
 }
 
-// own returns msgs, fresh copies of messages of ch (recap's own summary
-// messages among them), with the IDs derived for them cleared in place:
-// the messages as their sender has them. It reads ch.ix and ch.derived
-// only, and does nothing for a nil ch.
-func (ch *chat) own(msgs []Message) []Message {
-	if ch == nil || ch.derived == nil {
+// derivedIDs returns the IDs derived for the messages of ch sent without
+// one, in their order, or nil if none was.
+func (ch chat) derivedIDs() []string {
+	if ch.derived == nil {
+		return nil
+	}
+	var ids []string
+	for i, d := range ch.derived {
+		if d {
+			ids = append(ids, ch.msgs[i].ID)
+		}
+	}
+	return ids
+}
+
+// A derivedSet holds the IDs recap derived for messages sent without one
+// (see Plan.Derived).
+type derivedSet map[string]bool
+
+// newDerivedSet returns the set of ids, or nil for none.
+func newDerivedSet(ids []string) derivedSet {
+	if len(ids) == 0 {
+		return nil
+	}
+	d := make(derivedSet, len(ids))
+	for _, id := range ids {
+		d[id] = true
+	}
+	return d
+}
+
+// own returns msgs, fresh copies of messages of a chat (recap's own
+// summary messages among them), with the IDs of d cleared in place: the
+// messages as their sender has them. It does nothing for an empty d.
+func (d derivedSet) own(msgs []Message) []Message {
+	if len(d) == 0 {
 		return msgs
 	}
 	for i := range msgs {
-		if j, ok := ch.ix[msgs[i].ID]; ok && ch.derived[j] {
+		if d[msgs[i].ID] {
 			msgs[i].ID = ""
 		}
 	}

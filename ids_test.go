@@ -314,8 +314,17 @@ func TestCompressWithoutIDs(t *testing.T) {
 				if err != nil || wantErr != nil {
 					t.Fatalf("%s: turn %d: Plan: %v, with ChainIDs %v", tt.reason, turn, err, wantErr)
 				}
-				if diff := cmp.Diff(wantPlan, gotPlan, cmpopts.IgnoreUnexported(Plan{})); diff != "" {
+				if diff := cmp.Diff(wantPlan, gotPlan, cmpopts.IgnoreFields(Plan{}, "Derived")); diff != "" {
 					t.Errorf("%s: turn %d: Plan differs from Plan of ChainIDs (-want +got):\n%s", tt.reason, turn, diff)
+				}
+				var wantDerived []string
+				for i, m := range ChainIDs(msgs) {
+					if msgs[i].ID == "" {
+						wantDerived = append(wantDerived, m.ID)
+					}
+				}
+				if diff := cmp.Diff(wantDerived, gotPlan.Derived); diff != "" || wantPlan.Derived != nil {
+					t.Errorf("%s: turn %d: Plan.Derived (-want +got):\n%s (of ChainIDs: %v)", tt.reason, turn, diff, wantPlan.Derived)
 				}
 				if diff := cmp.Diff(clearIDs(wantPlan.Payload(), derived), gotPlan.Payload()); diff != "" {
 					t.Errorf("%s: turn %d: Plan.Payload differs from that of ChainIDs but for IDs (-want +got):\n%s", tt.reason, turn, diff)

@@ -224,7 +224,8 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 	}
 	res, err = c.fit(res, p)
 	// Built from messages with the derived IDs; handed back without them.
-	res.Payload, res.Dropped = p.derived.own(res.Payload), p.derived.own(res.Dropped)
+	d := newDerivedSet(p.Derived)
+	res.Payload, res.Dropped = d.own(res.Payload), d.own(res.Dropped)
 	return res, err
 }
 
@@ -395,6 +396,7 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 	}
 	defer land(nil) // also on a panic of the Store: never leave waiters behind
 	out.summary = p.Summary
+	derived := newDerivedSet(p.Derived)
 	absorb := func(err error) (outcome, error) {
 		if ctx.Err() != nil {
 			return outcome{}, ctx.Err()
@@ -444,7 +446,7 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 			}
 		}
 		chunk, n, input := c.chunk(out.summary, rest, counts, cuts)
-		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input, p.derived)
+		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input, derived)
 		if ctx.Err() != nil {
 			return outcome{}, ctx.Err()
 		}
@@ -477,8 +479,8 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 // fold msgs into previous, and checks the summary. It returns the summary,
 // whether the fallback made it, and the main Summarizer's failure (nil if
 // it succeeded). The Summarizer gets msgs without the IDs derived for them
-// (see chat.own).
-func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived *chat) (string, bool, error) {
+// (see derivedSet.own).
+func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived derivedSet) (string, bool, error) {
 	copies := func() []Message { return derived.own(cloneMessages(msgs)) }
 	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: copies(), MaxTokens: c.cfg.maxSummary}
 	text, err := c.call(ctx, c.summarizer, req, input, false)

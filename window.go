@@ -80,7 +80,11 @@ type Plan struct {
 	// the stored summary is left as it is.
 	Older bool
 
-	derived *chat // the IDs planned and which were derived (no messages); nil if none was
+	// Derived are the IDs that recap derived for the messages sent without
+	// one (see [ChainIDs]), in their order; nil if every message had an ID.
+	// The Plan's slices, Boundary, Summary and Cleared name those messages
+	// by them; Payload gives them back without.
+	Derived []string
 }
 
 // Payload returns the messages to send when nothing is summarized:
@@ -90,7 +94,7 @@ type Plan struct {
 // has none in the payload either: only SummaryMessage, recap's own, has
 // an ID that msgs did not.
 func (p Plan) Payload() []Message {
-	return p.derived.own(p.assemble(p.SummaryMessage, p.Summarize))
+	return newDerivedSet(p.Derived).own(p.assemble(p.SummaryMessage, p.Summarize))
 }
 
 // assemble returns a payload in a fresh slice: Pinned, summary (if not
@@ -233,9 +237,7 @@ func pinnable(m Message) bool {
 func (c *Compressor) plan(ch chat, existing Summary) (Plan, error) {
 	msgs, ix := ch.msgs, ch.ix
 	var p Plan
-	if ch.derived != nil {
-		p.derived = &chat{ix: ch.ix, derived: ch.derived}
-	}
+	p.Derived = ch.derivedIDs()
 	// Echoes of the existing summary, recognized before anything is
 	// pinned: a system-role summary after the system prompt is not part
 	// of the prompt.

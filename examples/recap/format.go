@@ -62,6 +62,16 @@ func decodeChat(data []byte, format string) ([]recap.Message, string, error) {
 			return nil, "", fmt.Errorf("message %d: %s", i, strings.TrimPrefix(err.Error(), "recap: "))
 		}
 	}
+	if format == "ui" {
+		// A message without an ID decodes as an OpenAI one, which recap
+		// would give an ID: forced to be a UIMessage, it is refused (a
+		// UIMessage carries its own).
+		for i, m := range raw {
+			if _, ok := m["id"]; !ok {
+				msgs[i].Format = recap.FormatUI
+			}
+		}
+	}
 	if format == "openai" {
 		// OpenAI messages have no IDs: each gets one chained to the
 		// message before it, stable while the chat grows (see

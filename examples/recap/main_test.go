@@ -361,7 +361,7 @@ func TestBadChats(t *testing.T) {
 			nil, "message 2 has parts, as an AI SDK UIMessage, but message 1 has tool_calls, as an OpenAI message: a chat must be in one format", nil},
 		{"UINoID", "forced ui: the id-less message is named",
 			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
-			[]string{"-format", "ui"}, `invalid message 1 (id ""): no ID`,
+			[]string{"-format", "ui"}, `invalid message 1 (id ""): no ID: an AI SDK UIMessage carries its own "id", made by generateId (useChat) or generateMessageId (toUIMessageStreamResponse); keep it when you store and send messages. recap derives IDs only for formats without them, such as OpenAI's`,
 			[]string{"plan", "compress"}}, // simulate names the turn whose replay found it
 		{"OpenAIWithParts", "forced openai would drop the parts",
 			`[{"role":"user","content":"Hi"},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]}]`,
