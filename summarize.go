@@ -24,6 +24,12 @@ type SummarizeRequest struct {
 	// MaxTokens is the most tokens the summary may have (see
 	// WithMaxSummaryTokens), or 0 for no limit.
 	MaxTokens int
+	// Missing is set when recap asks again for a summary whose first
+	// version left out key items of the input (see WithSummaryCheck): the
+	// statements that state them, each with its speaker ("User: My order
+	// is BW-58231."), which the new summary must keep. It is nil
+	// otherwise. RenderPrompt lists them.
+	Missing []string
 }
 
 // Summarizer writes a chat summary, usually by asking an LLM.
@@ -133,6 +139,10 @@ type Result struct {
 	// Fallback reports that the summary was made by the fallback
 	// Summarizer (see WithFallbackSummarizer).
 	Fallback bool
+	// Check is what WithSummaryCheck found in the summaries this call made
+	// (of all chunks, when a backlog was folded in several), or nil
+	// without the option or when nothing was summarized.
+	Check *SummaryCheck
 	// Tokens is the measured size of the part to summarize (see
 	// [Plan.Tokens]).
 	Tokens int
@@ -297,7 +307,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, ch chat, mayDefe
 		if out.retry {
 			continue
 		}
-		res.Summary, res.Summarized, res.Fallback, res.Err = out.summary, out.saved, out.fallback, out.err
+		res.Summary, res.Summarized, res.Fallback, res.Err, res.Check = out.summary, out.saved, out.fallback, out.err, out.check
 		if out.saved {
 			res.Payload = p.after(out.summary, c.cfg.role)
 		}
@@ -377,6 +387,7 @@ type outcome struct {
 	saved    bool    // summary is new and saved
 	fallback bool    // made by the fallback Summarizer
 	err      error   // absorbed failure
+	check    *SummaryCheck
 }
 
 // lead summarizes p.Summarize into p.Summary, in chunks if it is larger
@@ -446,7 +457,10 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 			}
 		}
 		chunk, n, input := c.chunk(out.summary, rest, counts, cuts)
-		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input, derived)
+		text, fellBack, chk, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input, derived)
+		if chk != nil {
+			out.check = out.check.merge(chk)
+		}
 		if ctx.Err() != nil {
 			return outcome{}, ctx.Err()
 		}
@@ -478,9 +492,10 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 // summarizeChunk asks the Summarizer, then if it fails the fallback, to
 // fold msgs into previous, and checks the summary. It returns the summary,
 // whether the fallback made it, and the main Summarizer's failure (nil if
-// it succeeded). The Summarizer gets msgs without the IDs derived for them
-// (see derivedSet.own).
-func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived derivedSet) (string, bool, error) {
+// it succeeded), with what WithSummaryCheck found (nil without it). The
+// Summarizer gets msgs without the IDs derived for them (see
+// derivedSet.own).
+func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived derivedSet) (string, bool, *SummaryCheck, error) {
 	copies := func() []Message { return derived.own(cloneMessages(msgs)) }
 	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: copies(), MaxTokens: c.cfg.maxSummary}
 	text, err := c.call(ctx, c.summarizer, req, input, false)
@@ -488,14 +503,78 @@ func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string
 		req.Messages = copies()
 		text, err = c.call(ctx, c.summarizer, req, input, false) // ask again, once
 	}
-	if err == nil || c.cfg.fallback == nil || ctx.Err() != nil {
-		return text, false, err
+	if err == nil {
+		text, chk := c.check(ctx, c.summarizer, req, copies, text, input, false)
+		return text, false, chk, nil
+	}
+	if c.cfg.fallback == nil || ctx.Err() != nil {
+		return text, false, nil, err
 	}
 	req.Messages = copies()
 	if text, ferr := c.call(ctx, c.cfg.fallback, req, input, true); ferr == nil {
-		return text, true, err
+		text, chk := c.check(ctx, c.cfg.fallback, req, copies, text, input, true)
+		return text, true, chk, err
 	}
-	return "", false, err
+	return "", false, nil, err
+}
+
+// check checks text, the summary s made for req, against req's input when
+// WithSummaryCheck is set (and returns text and nil otherwise): the key
+// items it leaves out are asked for once more (SummarizeRequest.Missing),
+// and those still missing are appended verbatim as far as the summary's
+// bound allows (see repair). A second summary that misses more than the
+// first is not used.
+func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeRequest, copies func() []Message, text string, input int, fallback bool) (string, *SummaryCheck) {
+	if !c.cfg.check {
+		return text, nil
+	}
+	want := inputItems(req.Previous, req.Messages)
+	missing := missingItems(want, text)
+	chk := &SummaryCheck{}
+	if len(missing) > 0 && ctx.Err() == nil {
+		chk.Retried = true
+		again := req
+		again.Messages, again.Missing = copies(), missingLines(missing)
+		if t, err := c.call(ctx, s, again, input, fallback); err == nil {
+			if m := missingItems(want, t); len(m) <= len(missing) {
+				text, missing = t, m
+			}
+		}
+	}
+	chk.Missing = missing
+	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) }
+	text, chk.Repaired, chk.Unfit = repair(text, missing, c.repairLimit(input), count)
+	if h := c.cfg.hooks.SummaryChecked; h != nil {
+		h(ctx, req.ChatID, *chk)
+	}
+	if len(missing) > 0 {
+		c.log(ctx, slog.LevelInfo, "summary check", req.ChatID, "missing", len(missing), "retried", chk.Retried,
+			"repaired", len(chk.Repaired), "unfit", len(chk.Unfit))
+	}
+	return text, chk
+}
+
+// summaryBound is the most tokens a summary of input tokens may have, as
+// call checks it: no more than its input, unless the input is tiny
+// (minSummaryAllowance), and WithMaxSummaryTokens.
+func (c *Compressor) summaryBound(input int) int {
+	n := max(input, minSummaryAllowance)
+	if c.cfg.maxSummary > 0 {
+		n = min(n, c.cfg.maxSummary)
+	}
+	return n
+}
+
+// repairLimit is the most tokens a summary the check repairs may have:
+// summaryBound, and without WithMaxSummaryTokens, half the trigger, so that
+// a repaired summary stays well under it (or every new message would set
+// off another summarization).
+func (c *Compressor) repairLimit(input int) int {
+	n := c.summaryBound(input)
+	if c.cfg.maxSummary == 0 {
+		n = min(n, max(c.cfg.trigger/2, 1))
+	}
+	return n
 }
 
 // call makes one Summarizer call with the summarize timeout, recovers a
@@ -533,7 +612,7 @@ func (c *Compressor) call(ctx context.Context, s Summarizer, req SummarizeReques
 	switch {
 	case c.cfg.maxSummary > 0 && ev.OutputTokens > c.cfg.maxSummary:
 		return "", fmt.Errorf("%w: %d tokens, over the maximum of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, c.cfg.maxSummary, req.ChatID)
-	case ev.OutputTokens > max(input, minSummaryAllowance):
+	case ev.OutputTokens > c.summaryBound(input):
 		return "", fmt.Errorf("%w: %d tokens for an input of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, input, req.ChatID)
 	}
 	return text, nil

@@ -31,7 +31,7 @@ func TestRetention(t *testing.T) {
 	if len(chats) < 10 {
 		t.Fatalf("%d chats; the benchmark has at least 10", len(chats))
 	}
-	s, _, err := newSetup(noEnv, flag.NewFlagSet("test", flag.ContinueOnError), new(int), new(int), 0, "")
+	s, _, err := newSetup(noEnv, flag.NewFlagSet("test", flag.ContinueOnError), new(int), new(int), 0, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
