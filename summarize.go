@@ -283,7 +283,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 		}
 		res.Summary, res.Summarized, res.Fallback, res.Err = out.summary, out.saved, out.fallback, out.err
 		if out.saved {
-			res.Payload = p.after(out.summary, c.cfg.role)
+			res.Payload = p.after(out.summary, c.cfg.role, c.cfg.recallHint)
 		}
 		break
 	}
