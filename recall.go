@@ -48,7 +48,8 @@ type Excerpt struct {
 	// (or between two characters of a script written without spaces),
 	// with "…" where it was cut: at its start, its end or both.
 	Text string
-	// Score is the message's BM25 score for the query: higher is more
+	// Score is the message's score for the query: its BM25 score plus half
+	// that of the message before it (see [Recall]); higher is more
 	// relevant. It compares the excerpts of one call only.
 	Score float64
 }
@@ -400,14 +401,14 @@ type hit struct {
 	weight     float64 // the term's weight (see recallIndex.search)
 }
 
-// excerptText returns the window of text, whose tokens are total, of at
-// most n tokens by count
-// with its "…" marks, around the best cluster of hits: text itself if it
-// fits, else the cluster with as much context on both sides as fits, cut
-// at white space (or at a character of a script written without spaces,
-// or anywhere in a run of 32 bytes without either), with "…" where cut.
-// If even the cluster does not fit, the best hit alone; if not even that,
-// its first characters; "…" if not even one character fits.
+// excerptText returns the window of text (of total tokens) of at most n
+// tokens by count, with its "…" marks, around the best cluster of hits:
+// text itself if it fits, else the cluster with as much context on both
+// sides as fits, cut at white space (or at a character of a script
+// written without spaces, or anywhere in a run of 32 bytes without
+// either), with "…" where cut. If even the cluster does not fit, the best
+// hit alone; if not even that, its first characters; "…" if not even one
+// character fits.
 func excerptText(text string, total int, hits []hit, n int, count func(string) int) string {
 	if total <= n {
 		return text

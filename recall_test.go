@@ -544,3 +544,47 @@ func FuzzRecall(f *testing.F) {
 		}
 	})
 }
+
+// TestCompressorRecallConcurrent: concurrent searches of the same chats,
+// some of them growing, find what Recall finds (run with -race).
+func TestCompressorRecallConcurrent(t *testing.T) {
+	ctx := context.Background()
+	st := NewMemoryStore()
+	for _, id := range []string{"a", "b"} {
+		if err := st.Save(ctx, id, Summary{}, recallSummary); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := mustNew(t, SummarizerFunc(noSummary), st, WithTriggerTokens(10_000))
+	grown := append(recallChat(), Message{ID: "a7", Role: RoleAssistant, Content: "ledger p99 is 80 ms"}, Message{ID: "u8", Role: RoleUser, Content: "good"})
+	chats := [][]Message{recallChat(), grown}
+	queries := []string{"INC-20931", "Prüfung Leipzig", "ホテル", "DHL tracking"}
+	want := map[string][]Excerpt{}
+	for i, msgs := range chats {
+		for _, q := range queries {
+			got, err := Recall(msgs, recallSummary, q, RecallCounter(words))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[fmt.Sprint(i, q)] = got
+		}
+	}
+	errs := make(chan error, 64)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			for n := 0; n < 8; n++ {
+				i, q := (g+n)%2, queries[(g*3+n)%len(queries)]
+				got, err := c.Recall(ctx, []string{"a", "b"}[n%2], chats[i], q, RecallCounter(words))
+				if err == nil && !cmp.Equal(want[fmt.Sprint(i, q)], got) {
+					err = fmt.Errorf("chat %d, %q: %v, want %v", i, q, found(got), found(want[fmt.Sprint(i, q)]))
+				}
+				errs <- err
+			}
+		}(g)
+	}
+	for n := 0; n < 64; n++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
