@@ -19,7 +19,10 @@ const DefaultClearBatch = 4
 // ClearedResult is a tool result that WithToolResultClearing replaced by a
 // placeholder in a payload.
 type ClearedResult struct {
-	MessageID string // the message that holds the result
+	// MessageID is the ID of the message that holds the result; for a
+	// message sent without one, the ID recap derived for it (see
+	// [ChainIDs]), which the payload does not carry.
+	MessageID string
 	Part      int    // the index of the result's part in the message
 	CallID    string // the tool call's ID
 	ToolName  string // the tool's name, if known
@@ -179,7 +182,7 @@ func (c *Compressor) clearPlan(p *Plan) {
 	msgs = append(append(append(msgs, p.Summarize...), p.Window...), p.Turn...)
 	size := func(m Message, part Part) int {
 		text, media := toolText(part.Output, part.Wire) // as Message.Text and sizes count it
-		out := Message{ID: m.ID + "\x00result:" + part.ToolCallID, Content: text}
+		out := Message{Content: text}
 		n := c.counts.countAll(c.cfg.counter, []Message{out})[0]
 		for _, mt := range media {
 			n += c.cfg.mediaCost(mt)

@@ -57,8 +57,11 @@
 // A [Message] decodes from a Vercel AI SDK UIMessage, an OpenAI Chat
 // Completions message or recap's own {id, role, content}, and encodes back
 // in its own format ([Message.Format]); the summary message takes the
-// chat's format. [ChainIDs] gives messages of formats without IDs stable,
-// content-derived IDs.
+// chat's format. Messages need no IDs: Compress and Plan give a message
+// without one a stable ID derived from its content and the messages
+// before it, as [ChainIDs] does, and hand it back without it, so that a
+// payload never gains an "id" its input did not have. Only AI SDK
+// UIMessages, which always carry an ID, must have theirs.
 //
 // Tokens are counted exactly as OpenAI's tiktoken counts them, with the
 // o200k_base vocabulary of GPT-4o by default (see [NewTiktokenCounter] and

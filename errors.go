@@ -10,8 +10,9 @@ var (
 	// ErrNoMessages is returned for an empty message list.
 	ErrNoMessages = errors.New("recap: no messages")
 
-	// ErrInvalidMessage is matched by a [*MessageError]: a message without
-	// an ID, with a duplicate ID or with an unknown role.
+	// ErrInvalidMessage is matched by a [*MessageError]: an AI SDK
+	// UIMessage without an ID (other formats need none), a duplicate ID or
+	// an unknown role.
 	ErrInvalidMessage = errors.New("recap: invalid message")
 
 	// ErrNoUserMessage is returned when no user message follows the pinned

@@ -2,6 +2,7 @@ package recap_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -63,6 +64,67 @@ func Example() {
 	// assistant Madrid.
 	// user      Which is the largest?
 	// boundary: m4
+}
+
+// An OpenAI Chat Completions chat has no message IDs. Compress derives
+// them as ChainIDs does, from each message's content and the messages
+// before it, so that the next turn (the chat grown, or this payload sent
+// back) finds the summary's boundary again; the payload carries none.
+func ExampleCompressor_Compress_withoutIDs() {
+	var msgs []recap.Message
+	err := json.Unmarshal([]byte(`[
+		{"role": "system", "content": "You are terse."},
+		{"role": "user", "content": "What is the capital of France?"},
+		{"role": "assistant", "content": "Paris."},
+		{"role": "user", "content": "And of Italy?"},
+		{"role": "assistant", "content": "Rome."},
+		{"role": "user", "content": "And of Spain?"},
+		{"role": "assistant", "content": "Madrid."},
+		{"role": "user", "content": "Which is the largest?"}
+	]`), &msgs)
+	if err != nil {
+		panic(err)
+	}
+	c, err := recap.New(listSummarizer, recap.NewMemoryStore(),
+		recap.WithTriggerTokens(10),
+		recap.WithWindowConversations(2))
+	if err != nil {
+		panic(err)
+	}
+	res, err := c.Compress(context.Background(), "chat-1", msgs)
+	if err != nil {
+		panic(err)
+	}
+	payload, err := json.MarshalIndent(res.Payload, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(payload))
+	fmt.Println("boundary:", res.Summary.LastMessageID)
+	// Output:
+	// [
+	//   {
+	//     "role": "system",
+	//     "content": "You are terse."
+	//   },
+	//   {
+	//     "role": "system",
+	//     "content": "Answers so far: Paris. Rome."
+	//   },
+	//   {
+	//     "role": "user",
+	//     "content": "And of Spain?"
+	//   },
+	//   {
+	//     "role": "assistant",
+	//     "content": "Madrid."
+	//   },
+	//   {
+	//     "role": "user",
+	//     "content": "Which is the largest?"
+	//   }
+	// ]
+	// boundary: h-7e8e0557788e.af4bd837
 }
 
 // Plan shows how a chat splits without calling a Summarizer or a Store.

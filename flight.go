@@ -58,8 +58,7 @@ func (fs *flights) waiting(chatID string) int {
 // task is a background summarization of one chat (see WithBackground):
 // pending until the caller's scheduler runs it, then running.
 type task struct {
-	msgs []Message      // a copy of the chat it was scheduled for
-	ix   map[string]int // msgs' IDs to positions
+	chat chat // a copy of the chat it was scheduled for
 	// Guarded by flights.mu:
 	running bool // its scheduler started it
 	taken   bool // a request took it over while it was pending: nothing to do

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 )
 
 // ChainIDPrefix starts the IDs that [ChainIDs] derives.
@@ -15,6 +16,14 @@ const ChainIDPrefix = "h-"
 // 12 hex digits of a SHA-256 of both, "." and 8 hex digits of a SHA-256 of
 // the message alone. Messages that have an ID keep it, and it
 // feeds the chain like a derived one. msgs is not modified.
+//
+// [Compressor.Compress] and [Compressor.Plan] derive these IDs themselves
+// for messages sent without one, so a chat needs no call to ChainIDs
+// before them. A caller still wants ChainIDs to know the IDs recap works
+// with: to match the messages of a chat with what a [Summary] names
+// (LastMessageID, Covered), with [Plan.Boundary] or with
+// [ClearedResult.MessageID]; or to give a chat IDs of its own to store,
+// keep and send again, as the adapters of the examples module do.
 //
 // A payload echoed back with recap's summary in place of what it covers,
 // or a chat whose system prompt changed, gives the messages after it other
@@ -82,4 +91,103 @@ func contentKey(id string) string {
 		return ""
 	}
 	return id[len(ChainIDPrefix)+13:]
+}
+
+// chat is a validated chat in which every message has an ID: the
+// caller's messages, or, when some came without an ID, shallow copies of
+// them in which those have the IDs that ChainIDs gives them.
+type chat struct {
+	msgs    []Message
+	ix      map[string]int // each ID to its message's position in msgs
+	derived []bool         // derived[i] reports that msgs[i] was sent without an ID; nil if none was
+}
+
+// uiWithoutID is the reason a UIMessage without an ID is invalid; short
+// enough for a server to pass on whole.
+const uiWithoutID = `no ID: an AI SDK UIMessage carries its own "id", made by generateId (useChat) or ` +
+	`generateMessageId (toUIMessageStreamResponse); keep it when you store and send messages. ` +
+	`recap derives IDs only for formats without them, such as OpenAI's`
+
+// index validates msgs and maps each ID to its position, deriving the IDs
+// of messages without one as ChainIDs does. A chat whose messages all
+// have IDs is not copied.
+func index(msgs []Message) (chat, error) {
+	if len(msgs) == 0 {
+		return chat{}, ErrNoMessages
+	}
+	ch := chat{msgs: msgs, ix: make(map[string]int, len(msgs))}
+	prev := ""
+	for i := range msgs {
+		m := &msgs[i]
+		id := m.ID
+		if id == "" {
+			if m.Format == FormatUI {
+				return chat{}, &MessageError{Index: i, Reason: uiWithoutID}
+			}
+			if ch.derived == nil {
+				ch.msgs = append([]Message(nil), msgs...)
+				ch.derived = make([]bool, len(msgs))
+			}
+			id = chainID(prev, *m)
+			ch.msgs[i].ID = id
+			ch.derived[i] = true
+		}
+		switch j, dup := ch.ix[id]; {
+		case dup && m.ID == "":
+			return chat{}, &MessageError{Index: i, Reason: fmt.Sprintf("the ID derived for it, %s (see ChainIDs), is the ID of message %d", id, j)}
+		case dup:
+			return chat{}, &MessageError{Index: i, ID: id, Reason: fmt.Sprintf("same ID as message %d", j)}
+		case !m.Role.valid():
+			return chat{}, &MessageError{Index: i, ID: m.ID, Reason: fmt.Sprintf("unknown role %q", m.Role)}
+		}
+		ch.ix[id] = i
+		prev = id
+	}
+	return ch, nil
+}
+
+// derivedIDs returns the IDs derived for the messages of ch sent without
+// one, in their order, or nil if none was.
+func (ch chat) derivedIDs() []string {
+	if ch.derived == nil {
+		return nil
+	}
+	var ids []string
+	for i, d := range ch.derived {
+		if d {
+			ids = append(ids, ch.msgs[i].ID)
+		}
+	}
+	return ids
+}
+
+// A derivedSet holds the IDs recap derived for messages sent without one
+// (see Plan.Derived).
+type derivedSet map[string]bool
+
+// newDerivedSet returns the set of ids, or nil for none.
+func newDerivedSet(ids []string) derivedSet {
+	if len(ids) == 0 {
+		return nil
+	}
+	d := make(derivedSet, len(ids))
+	for _, id := range ids {
+		d[id] = true
+	}
+	return d
+}
+
+// own returns msgs, fresh copies of messages of a chat (recap's own
+// summary messages among them), with the IDs of d cleared in place: the
+// messages as their sender has them. It does nothing for an empty d.
+func (d derivedSet) own(msgs []Message) []Message {
+	if len(d) == 0 {
+		return msgs
+	}
+	for i := range msgs {
+		if d[msgs[i].ID] {
+			msgs[i].ID = ""
+		}
+	}
+	return msgs
 }

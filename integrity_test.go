@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // The invariants recap promises, checked over random chats (with parallel
@@ -95,14 +98,37 @@ func orphanResult(payload []Message) string {
 	return ""
 }
 
-// withoutIDs returns msgs as an OpenAI client would send them: without
-// IDs, which ChainIDs then makes.
-func withoutIDs(msgs []Message) []Message {
+// withoutIDs returns msgs as a client of format f without message IDs
+// would send them: an OpenAI client sends no IDs at all; one of recap's
+// own format, built without IDs, sends none but the summary messages',
+// which recap wrote with theirs.
+func withoutIDs(msgs []Message, f Format) []Message {
 	out := cloneMessages(msgs)
 	for i := range out {
-		out[i].ID, out[i].Format = "", FormatOpenAI
+		if f == FormatOpenAI || !strings.HasPrefix(out[i].ID, SummaryIDPrefix) {
+			out[i].ID = ""
+		}
+		out[i].Format = f
 	}
-	return ChainIDs(out)
+	return out
+}
+
+// checkTwin fails t unless res and err, what Compress returned for the
+// request twin sent without IDs, are what it returned for ChainIDs of it
+// (want and wantErr) less the derived IDs, and unless the payload's JSON
+// has no "id" member twin did not have but the summary message's.
+func checkTwin(t *testing.T, step int, twin []Message, res Result, err error, want Result, wantErr error) {
+	t.Helper()
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) || fmt.Sprint(res.Err) != fmt.Sprint(want.Err) {
+		t.Fatalf("step %d: sent without IDs: err %v, absorbed %v; with ChainIDs: err %v, absorbed %v", step, err, res.Err, wantErr, want.Err)
+	}
+	derived := derivedIDs(twin)
+	want.Payload, want.Dropped = clearIDs(want.Payload, derived), clearIDs(want.Dropped, derived)
+	if diff := cmp.Diff(want, res, cmpopts.IgnoreFields(Result{}, "Err")); diff != "" {
+		t.Fatalf("step %d: sent without IDs, the result is not that of ChainIDs less the derived IDs (-want +got):\n%s", step, diff)
+	}
+	checkWireIDs(t, res.Payload, twin)
+	checkWireIDs(t, res.Dropped, twin)
 }
 
 // minTurn returns what of turn a payload must hold: all of it, or with
@@ -185,7 +211,12 @@ func isPrefix(a, b []string) bool {
 // WithBackground by a scheduler that runs each task at once, or one that
 // queues tasks and runs them after each request. flags&4 sends every
 // request as a format without message IDs would: OpenAI messages whose IDs
-// ChainIDs makes, so that an echoed summary is known by its text alone.
+// ChainIDs makes, so that an echoed summary is known by its text alone;
+// a twin Compressor (its own Store, Summarizer and scheduler) gets each
+// request without IDs, as the client sends it, and must answer what the
+// first answers less the derived IDs (see checkTwin). flags&192 == 128
+// (with flags&4) makes the client's format recap's own, built without IDs,
+// which writes the summary message's ID, rather than OpenAI's.
 // flags&8 clears old tool results (WithToolResultClearing). flags&16
 // compacts long current turns (WithMaxTurnTokens). flags&32 reserves a
 // quarter of the ceiling (WithReservedTokens).
@@ -195,27 +226,41 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		return
 	}
 	overhead := int(mode>>5) % 3
-	var calls int
-	sum := SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
-		calls++
-		switch mode & 3 {
-		case 1:
-			if calls%3 == 2 {
-				return "", errors.New("down")
+	idless := flags&4 != 0
+	format := FormatOpenAI // of a client without IDs
+	if flags&192 == 128 {
+		format = FormatPlain
+	}
+	newSummarizer := func() Summarizer {
+		var calls int
+		return SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+			calls++
+			switch mode & 3 {
+			case 1:
+				if calls%3 == 2 {
+					return "", errors.New("down")
+				}
+			case 2:
+				if calls%2 == 0 {
+					panic("bug")
+				}
+			case 3:
+				if calls%4 == 1 {
+					return strings.Repeat("long ", 1000), nil
+				}
 			}
-		case 2:
-			if calls%2 == 0 {
-				panic("bug")
+			last := req.Messages[len(req.Messages)-1]
+			name := last.ID
+			if idless {
+				// The twin's Summarizer gets no derived IDs: both name
+				// the message by its first word.
+				name = strings.Fields(last.Text() + " -")[0]
 			}
-		case 3:
-			if calls%4 == 1 {
-				return strings.Repeat("long ", 1000), nil
-			}
-		}
-		return fmt.Sprintf("s%d through %s", calls, req.Messages[len(req.Messages)-1].ID), nil
-	})
+			return fmt.Sprintf("s%d through %s", calls, name), nil
+		})
+	}
 	role := []Role{RoleSystem, RoleUser, RoleAssistant}[int(mode>>4&1)*(1+int(mode&1))]
-	if flags&4 != 0 {
+	if idless {
 		role = RoleSystem // without IDs, an echo of an older user or assistant summary looks like an edit
 	}
 	opts := []Option{WithTokenCounter(words), WithTriggerTokens(int(trigger) + 1), WithWindowConversations(int(mode>>2&3) + 1),
@@ -234,21 +279,32 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		opts = append(opts, WithReservedTokens(int(budget)/4))
 		ceiling -= int(budget) / 4
 	}
-	var q queue
+	var q, twinQ queue
+	twinOpts := opts
 	switch flags % 3 {
 	case 1:
-		opts = append(opts, WithBackground(func(task func(context.Context)) { task(context.Background()) }))
+		inline := WithBackground(func(task func(context.Context)) { task(context.Background()) })
+		opts, twinOpts = append(opts, inline), append(twinOpts, inline)
 	case 2:
-		opts = append(opts, WithBackground(q.run))
+		opts, twinOpts = append(opts, WithBackground(q.run)), append(twinOpts, WithBackground(twinQ.run))
 	}
-	st := NewMemoryStore()
-	c, err := New(sum, st, opts...)
+	st, twinStore := NewMemoryStore(), NewMemoryStore()
+	c, err := New(newSummarizer(), st, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := New(newSummarizer(), twinStore, twinOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	load := func(st Store) Summary {
+		s, _ := st.Load(ctx, "c") // a MemoryStore does not fail
+		return s
+	}
 	type sent struct {
 		msgs []Message
+		twin []Message // msgs as sent without IDs, when idless
 		res  Result
 		end  int // the truth's messages it carries: truth[:end]
 	}
@@ -260,11 +316,11 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		if step > 24 {
 			break
 		}
-		var req []Message
+		var req, twinReq []Message
 		switch {
 		case op%4 == 2 && len(history) > 0: // a delayed retry of an earlier request
 			old := history[int(op>>2)%len(history)]
-			req = old.msgs
+			req, twinReq = old.msgs, old.twin
 		case op%4 == 3 && end > 1: // an edit of message k
 			gen++
 			truth = edited(truth, int(op>>2)%end, gen)
@@ -284,11 +340,19 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 				req = append(append([]Message(nil), history[last].res.Payload...), truth[history[last].end:end]...)
 			}
 		}
-		if flags&4 != 0 && !(op%4 == 2 && len(history) > 0) {
-			req = withoutIDs(req)
+		if idless && !(op%4 == 2 && len(history) > 0) {
+			twinReq = withoutIDs(req, format)
+			req = ChainIDs(twinReq)
 		}
 		before, _ := st.Load(ctx, "c")
 		res, err := c.Compress(ctx, "c", req)
+		if idless {
+			twinRes, twinErr := twin.Compress(ctx, "c", twinReq)
+			checkTwin(t, step, twinReq, twinRes, twinErr, res, err)
+			if stored, want := load(twinStore), load(st); !stored.Equal(want) {
+				t.Fatalf("step %d: sent without IDs, the twin stored %+v, with ChainIDs %+v", step, stored, want)
+			}
+		}
 		if debugSeq {
 			t.Logf("step %d op %d: req %v\n  before %v %v\n  payload %v older=%v stale=%v summarized=%v compacted err=%v", step, op%4, ids(req), before.LastMessageID, before.Covered, ids(res.Payload), res.Older, res.Stale, res.Summarized, err)
 		}
@@ -370,12 +434,16 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 			t.Fatalf("step %d: an older snapshot summarized or used the summary: %+v", step, res)
 		}
 		q.drain() // the scheduler runs what was queued before the next request
+		twinQ.drain()
+		if drained, want := load(twinStore), load(st); idless && !drained.Equal(want) {
+			t.Fatalf("step %d: sent without IDs, the twin's background tasks stored %+v, with ChainIDs %+v", step, drained, want)
+		}
 		if drained, _ := st.Load(ctx, "c"); savedGen == gen && !isPrefix(after.Covered, drained.Covered) {
 			t.Fatalf("step %d (op %d): a background task made the stored summary cover less:\nbefore %v\nafter  %v", step, op%4, after.Covered, drained.Covered)
 		} else if !drained.Equal(after) {
 			savedGen = gen
 		}
-		history = append(history, sent{msgs: req, res: res, end: end})
+		history = append(history, sent{msgs: req, twin: twinReq, res: res, end: end})
 		if op%4 == 2 && len(history) > 1 {
 			history[len(history)-1].end = 0 // a replayed request is not echoed onwards
 			history = history[:len(history)-1]
@@ -388,6 +456,8 @@ func FuzzCompress(f *testing.F) {
 	f.Add([]byte{0, 41, 42, 43, 45, 42, 47, 49, 50, 43, 41, 42, 41}, []byte{0, 1, 1, 1, 2, 1, 6, 1, 3, 1, 1, 10}, uint16(0), uint8(20), uint8(16), uint8(0))
 	f.Add([]byte{0, 0, 9, 19, 10, 17, 15, 9, 90, 9}, []byte{0, 4, 8, 2, 1, 1, 1, 3, 0}, uint16(60), uint8(5), uint8(3|16), uint8(1))
 	f.Add([]byte{9, 250, 9, 250, 9, 255, 250, 9}, []byte{0, 0, 1, 1, 2, 6, 1}, uint16(0), uint8(1), uint8(2|32), uint8(2))
+	f.Add([]byte{0, 41, 42, 43, 45, 42, 47, 49, 50, 43, 41, 42, 41}, []byte{0, 1, 1, 1, 2, 1, 6, 1, 3, 1, 1, 10}, uint16(0), uint8(20), uint8(16), uint8(4|8)) // OpenAI, without IDs
+	f.Add([]byte{0, 0, 9, 19, 10, 17, 15, 9, 90, 9}, []byte{0, 4, 8, 2, 1, 1, 1, 3, 0}, uint16(60), uint8(5), uint8(3|16), uint8(4|16|128))                    // recap's own format, without IDs
 	f.Fuzz(func(t *testing.T, spec, seq []byte, budget uint16, trigger, mode, flags uint8) {
 		if len(spec) > 120 || len(seq) > 40 {
 			return
@@ -422,6 +492,9 @@ func TestCompressInvariants(t *testing.T) {
 			budget = uint16(20 + r.Intn(200))
 		}
 		trigger, mode, flags := uint8(r.Intn(80)), uint8(r.Intn(256)), uint8(r.Intn(3)|r.Intn(16)<<2)
+		if flags&4 != 0 && i%3 == 0 {
+			flags |= 128 // a client of recap's own format, without IDs
+		}
 		ok := t.Run(fmt.Sprint(i), func(t *testing.T) { checkSequence(t, spec, seq, budget, trigger, mode, flags) })
 		if !ok {
 			t.Fatalf("case: spec=%v seq=%v budget=%d trigger=%d mode=%d flags=%d", spec, seq, budget, trigger, mode, flags)

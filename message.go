@@ -223,8 +223,11 @@ func (p *Part) toolName() string {
 // A message's content is Content, Refusal and Parts together: see
 // [Message.Text].
 type Message struct {
-	// ID identifies the message in its chat; [Compressor.Plan] needs one.
-	// In FormatOpenAI it is not written (see above).
+	// ID identifies the message in its chat. A message of a format
+	// without IDs, all but FormatUI, may have none: [Compressor.Plan] and
+	// [Compressor.Compress] then work with the ID that [ChainIDs] derives
+	// for it, and give the message back without it. In FormatOpenAI, ID is
+	// not written (see above).
 	ID string
 	// Role is the message's author.
 	Role Role

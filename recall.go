@@ -185,15 +185,15 @@ func Recall(msgs []Message, s Summary, query string, opts ...RecallOption) ([]Ex
 	if len(q) == 0 {
 		return nil, ErrNoQuery
 	}
-	msgs = withIDs(msgs)
-	ix, err := index(msgs)
+	ch, err := index(msgs) // with the IDs ChainIDs derives for messages without one
 	if err != nil {
 		return nil, err
 	}
+	msgs, ix := ch.msgs, ch.ix
 	// Covered does not depend on the options: any Compressor plans it.
 	planner := &Compressor{cfg: defaultConfig(), counts: newCountCache()}
 	planner.cfg.counter = TokenCounterFunc(func(string) int { return 0 })
-	p, err := planner.plan(msgs, ix, s)
+	p, err := planner.plan(ch, s)
 	if err != nil {
 		return nil, err
 	}
@@ -244,11 +244,11 @@ func (c *Compressor) Recall(ctx context.Context, chatID string, msgs []Message, 
 	if len(q) == 0 {
 		return nil, ErrNoQuery
 	}
-	msgs = withIDs(msgs)
-	ix, err := index(msgs)
+	ch, err := index(msgs) // with the IDs ChainIDs derives for messages without one
 	if err != nil {
 		return nil, err
 	}
+	msgs, ix := ch.msgs, ch.ix
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -256,7 +256,7 @@ func (c *Compressor) Recall(ctx context.Context, chatID string, msgs []Message, 
 	if err != nil {
 		return nil, err
 	}
-	p, err := c.plan(msgs, ix, s)
+	p, err := c.plan(ch, s)
 	if err != nil {
 		return nil, err
 	}
@@ -311,16 +311,6 @@ func inheritSet(msgs []Message) []bool {
 		set[i] = !msgs[i-1].Role.pinned()
 	}
 	return set
-}
-
-// withIDs returns msgs, or ChainIDs(msgs) if a message has no ID.
-func withIDs(msgs []Message) []Message {
-	for _, m := range msgs {
-		if m.ID == "" {
-			return ChainIDs(msgs)
-		}
-	}
-	return msgs
 }
 
 // searchableSet marks the messages of msgs that Recall searches: those p

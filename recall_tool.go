@@ -68,9 +68,9 @@ func WithRecallHint(hint string) Option {
 	})
 }
 
-// summaryText returns the text of the summary message of s: s.Text, and
+// summaryMessageText returns the text of the summary message of s: s.Text, and
 // hint after a blank line unless it is "".
-func summaryText(s Summary, hint string) string {
+func summaryMessageText(s Summary, hint string) string {
 	if hint == "" {
 		return s.Text
 	}
@@ -83,7 +83,7 @@ func isSummaryText(text string, s Summary, hint string) bool {
 	if text == s.Text {
 		return true
 	}
-	return hint != "" && len(text) == len(s.Text)+2+len(hint) && text == summaryText(s, hint)
+	return hint != "" && len(text) == len(s.Text)+2+len(hint) && text == summaryMessageText(s, hint)
 }
 
 // AnswerRecall answers a call of the recall tool in chat chatID, whose

@@ -148,7 +148,7 @@ func TestRecallHint(t *testing.T) {
 	// An echo, with the hint or without it, stands for the summary.
 	stored, _ = st.Load(ctx, "c")
 	for _, hint := range []string{RecallHint, ""} {
-		echo := NewTextMessage(FormatPlain, SummaryIDPrefix+stored.LastMessageID, RoleSystem, summaryText(stored, hint))
+		echo := NewTextMessage(FormatPlain, SummaryIDPrefix+stored.LastMessageID, RoleSystem, summaryMessageText(stored, hint))
 		msgs := append([]Message{echo}, grown[len(grown)-3:]...)
 		p, err := c.Plan(msgs, stored)
 		if err != nil || len(p.Echoed) != 1 || p.Stale || p.SummaryMessage == nil {
@@ -156,7 +156,7 @@ func TestRecallHint(t *testing.T) {
 		}
 	}
 	// Another hint is not the summary.
-	echo := NewTextMessage(FormatPlain, SummaryIDPrefix+stored.LastMessageID, RoleSystem, summaryText(stored, "Ask the archive tool."))
+	echo := NewTextMessage(FormatPlain, SummaryIDPrefix+stored.LastMessageID, RoleSystem, summaryMessageText(stored, "Ask the archive tool."))
 	if p, _ := c.Plan(append([]Message{echo}, grown[len(grown)-3:]...), stored); len(p.Echoed) != 0 {
 		t.Errorf("an echo with another hint was taken for the summary")
 	}

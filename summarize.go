@@ -18,11 +18,18 @@ type SummarizeRequest struct {
 	Previous string
 	// Messages are the messages to fold in, oldest first. They are copies:
 	// the Summarizer may keep or modify them. A message too large for
-	// WithMaxSummarizeInput is cut, with a marker saying so.
+	// WithMaxSummarizeInput is cut, with a marker saying so. A message
+	// sent to Compress without an ID has none here either.
 	Messages []Message
 	// MaxTokens is the most tokens the summary may have (see
 	// WithMaxSummaryTokens), or 0 for no limit.
 	MaxTokens int
+	// Missing is set when recap asks again for a summary whose first
+	// version left out key items of the input (see WithSummaryCheck): the
+	// statements that state them, each with its speaker ("User: My order
+	// is BW-58231."), which the new summary must keep. It is nil
+	// otherwise. RenderPrompt lists them.
+	Missing []string
 }
 
 // Summarizer writes a chat summary, usually by asking an LLM.
@@ -113,7 +120,9 @@ type Result struct {
 	// [pinned][old summary][history after its boundary][current turn]
 	// otherwise, less what Dropped lists; in a turn compacted by
 	// WithMaxTurnTokens, [pinned][summary][the turn's request][its latest
-	// steps]. It is a fresh slice.
+	// steps]. It is a fresh slice. A message sent without an ID has none
+	// here either: the IDs Compress derives for such messages (see
+	// [ChainIDs]) name them in Summary and Cleared, never in Payload.
 	Payload []Message
 	// PayloadTokens is the measured size of Payload: each message's Text
 	// plus the message overhead.
@@ -131,6 +140,10 @@ type Result struct {
 	// Fallback reports that the summary was made by the fallback
 	// Summarizer (see WithFallbackSummarizer).
 	Fallback bool
+	// Check is what WithSummaryCheck found in the summaries this call made
+	// (of all chunks, when a backlog was folded in several), or nil
+	// without the option or when nothing was summarized.
+	Check *SummaryCheck
 	// Tokens is the measured size of the part to summarize (see
 	// [Plan.Tokens]).
 	Tokens int
@@ -156,7 +169,8 @@ type Result struct {
 	Cleared []ClearedResult
 	// Dropped are the messages left out of Payload to keep it within
 	// WithMaxPayloadTokens, oldest first. They are still in the chat's
-	// history: the Store is not changed by dropping.
+	// history: the Store is not changed by dropping. As in Payload, a
+	// message sent without an ID has none here.
 	Dropped []Message
 	// Err is a failure that Compress absorbed: the Summarizer failed, timed
 	// out, panicked or returned an empty or over-long summary (see
@@ -182,6 +196,15 @@ const maxAttempts = 3
 // summary with a compare-and-swap and returns the compressed payload.
 // Compress never modifies msgs.
 //
+// Messages need no IDs, except AI SDK UIMessages, which always carry
+// theirs: as Plan does, Compress gives a message without an ID the one
+// that [ChainIDs] derives, so a chat in a format without message IDs,
+// such as OpenAI's, is compressed as it comes, and the next turn (the
+// chat grown, or the payload echoed back) derives the same IDs again. The
+// stored Summary names messages by these IDs; the messages Compress hands
+// back (Payload, Dropped, and those of a [SummarizeRequest]) never carry
+// them, so that a payload encodes with no "id" its input did not have.
+//
 // Concurrent calls for the same chat on one Compressor share one
 // summarization: one call summarizes and saves while the others wait for it
 // and then plan against its summary. Across processes the Store's
@@ -202,22 +225,26 @@ func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message
 	if c.summarizer == nil || c.store == nil {
 		return Result{}, fmt.Errorf("%w: Compress needs a Summarizer and a Store", ErrInvalidOption)
 	}
-	ix, err := index(msgs)
+	ch, err := index(msgs)
 	if err != nil {
 		return Result{}, err
 	}
-	res, p, err := c.settle(ctx, chatID, msgs, ix, c.cfg.background != nil)
+	res, p, err := c.settle(ctx, chatID, ch, c.cfg.background != nil)
 	if err != nil {
 		return Result{}, err
 	}
-	return c.fit(res, p)
+	res, err = c.fit(res, p)
+	// Built from messages with the derived IDs; handed back without them.
+	d := newDerivedSet(p.Derived)
+	res.Payload, res.Dropped = d.own(res.Payload), d.own(res.Dropped)
+	return res, err
 }
 
 // settle plans msgs against the summary the Store holds and, when the
 // trigger fires, summarizes: in this call, or, if mayDefer and the
 // unsummarized payload fits the ceiling, in a background task. It returns
 // the result before the ceiling is enforced, and the plan it was built on.
-func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, ix map[string]int, mayDefer bool) (Result, Plan, error) {
+func (c *Compressor) settle(ctx context.Context, chatID string, ch chat, mayDefer bool) (Result, Plan, error) {
 	var (
 		res    Result
 		p      Plan
@@ -231,10 +258,10 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 		if err != nil {
 			return Result{}, Plan{}, err
 		}
-		if p, err = c.plan(msgs, ix, prev); err != nil {
+		if p, err = c.plan(ch, prev); err != nil {
 			return Result{}, Plan{}, err
 		}
-		res = Result{Payload: p.Payload(), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older, Cleared: p.Cleared}
+		res = Result{Payload: p.assemble(p.SummaryMessage, p.Summarize), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older, Cleared: p.Cleared}
 		if !p.Trigger {
 			break
 		}
@@ -245,7 +272,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 			break
 		}
 		if mayDefer && (c.ceiling() == 0 || c.planTokens(p) <= c.ceiling()) {
-			c.schedule(chatID, msgs, ix)
+			c.schedule(chatID, ch)
 			break
 		}
 		if attempt > maxAttempts {
@@ -281,7 +308,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 		if out.retry {
 			continue
 		}
-		res.Summary, res.Summarized, res.Fallback, res.Err = out.summary, out.saved, out.fallback, out.err
+		res.Summary, res.Summarized, res.Fallback, res.Err, res.Check = out.summary, out.saved, out.fallback, out.err, out.check
 		if out.saved {
 			res.Payload = p.after(out.summary, c.cfg.role, c.cfg.recallHint)
 		}
@@ -299,10 +326,11 @@ func (c *Compressor) settle(ctx context.Context, chatID string, msgs []Message, 
 	return res, p, nil
 }
 
-// schedule hands a background summarization of msgs to the scheduler of
+// schedule hands a background summarization of ch to the scheduler of
 // WithBackground, unless one is pending or running for the chat.
-func (c *Compressor) schedule(chatID string, msgs []Message, ix map[string]int) {
-	t := &task{msgs: cloneMessages(msgs), ix: ix}
+func (c *Compressor) schedule(chatID string, ch chat) {
+	ch.msgs = cloneMessages(ch.msgs)
+	t := &task{chat: ch}
 	if !c.tasks.add(chatID, t) {
 		return
 	}
@@ -312,7 +340,7 @@ func (c *Compressor) schedule(chatID string, msgs []Message, ix map[string]int) 
 		}
 		defer c.tasks.remove(chatID, t)
 		ctx = context.WithValue(ctx, taskKey{}, true) // for SummarizeEvent.Background
-		if _, _, err := c.settle(ctx, chatID, t.msgs, t.ix, false); err != nil {
+		if _, _, err := c.settle(ctx, chatID, t.chat, false); err != nil {
 			c.log(ctx, slog.LevelWarn, "background summarization failed", chatID, "err", err)
 		}
 	})
@@ -360,6 +388,7 @@ type outcome struct {
 	saved    bool    // summary is new and saved
 	fallback bool    // made by the fallback Summarizer
 	err      error   // absorbed failure
+	check    *SummaryCheck
 }
 
 // lead summarizes p.Summarize into p.Summary, in chunks if it is larger
@@ -379,6 +408,7 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 	}
 	defer land(nil) // also on a panic of the Store: never leave waiters behind
 	out.summary = p.Summary
+	derived := newDerivedSet(p.Derived)
 	absorb := func(err error) (outcome, error) {
 		if ctx.Err() != nil {
 			return outcome{}, ctx.Err()
@@ -428,7 +458,10 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 			}
 		}
 		chunk, n, input := c.chunk(out.summary, rest, counts, cuts)
-		text, fellBack, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input)
+		text, fellBack, chk, err := c.summarizeChunk(ctx, chatID, out.summary.Text, chunk, input, derived)
+		if chk != nil {
+			out.check = out.check.merge(chk)
+		}
 		if ctx.Err() != nil {
 			return outcome{}, ctx.Err()
 		}
@@ -460,22 +493,89 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 // summarizeChunk asks the Summarizer, then if it fails the fallback, to
 // fold msgs into previous, and checks the summary. It returns the summary,
 // whether the fallback made it, and the main Summarizer's failure (nil if
-// it succeeded).
-func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int) (string, bool, error) {
-	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: cloneMessages(msgs), MaxTokens: c.cfg.maxSummary}
+// it succeeded), with what WithSummaryCheck found (nil without it). The
+// Summarizer gets msgs without the IDs derived for them (see
+// derivedSet.own).
+func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived derivedSet) (string, bool, *SummaryCheck, error) {
+	copies := func() []Message { return derived.own(cloneMessages(msgs)) }
+	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: copies(), MaxTokens: c.cfg.maxSummary}
 	text, err := c.call(ctx, c.summarizer, req, input, false)
 	if errors.Is(err, ErrSummaryTooLong) && c.cfg.maxSummary > 0 && ctx.Err() == nil {
-		req.Messages = cloneMessages(msgs)
+		req.Messages = copies()
 		text, err = c.call(ctx, c.summarizer, req, input, false) // ask again, once
 	}
-	if err == nil || c.cfg.fallback == nil || ctx.Err() != nil {
-		return text, false, err
+	if err == nil {
+		text, chk := c.check(ctx, c.summarizer, req, copies, text, input, false)
+		return text, false, chk, nil
 	}
-	req.Messages = cloneMessages(msgs)
+	if c.cfg.fallback == nil || ctx.Err() != nil {
+		return text, false, nil, err
+	}
+	req.Messages = copies()
 	if text, ferr := c.call(ctx, c.cfg.fallback, req, input, true); ferr == nil {
-		return text, true, err
+		text, chk := c.check(ctx, c.cfg.fallback, req, copies, text, input, true)
+		return text, true, chk, err
 	}
-	return "", false, err
+	return "", false, nil, err
+}
+
+// check checks text, the summary s made for req, against req's input when
+// WithSummaryCheck is set (and returns text and nil otherwise): the key
+// items it leaves out are asked for once more (SummarizeRequest.Missing),
+// and those still missing are appended verbatim as far as the summary's
+// bound allows (see repair). A second summary that misses more than the
+// first is not used.
+func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeRequest, copies func() []Message, text string, input int, fallback bool) (string, *SummaryCheck) {
+	if !c.cfg.check {
+		return text, nil
+	}
+	want := inputItems(req.Previous, req.Messages)
+	missing := missingItems(want, text)
+	chk := &SummaryCheck{}
+	if len(missing) > 0 && ctx.Err() == nil {
+		chk.Retried = true
+		again := req
+		again.Messages, again.Missing = copies(), missingLines(missing)
+		if t, err := c.call(ctx, s, again, input, fallback); err == nil {
+			if m := missingItems(want, t); len(m) <= len(missing) {
+				text, missing = t, m
+			}
+		}
+	}
+	chk.Missing = missing
+	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) }
+	text, chk.Repaired, chk.Unfit = repair(text, missing, c.repairLimit(input), count)
+	if h := c.cfg.hooks.SummaryChecked; h != nil {
+		h(ctx, req.ChatID, *chk)
+	}
+	if len(missing) > 0 {
+		c.log(ctx, slog.LevelInfo, "summary check", req.ChatID, "missing", len(missing), "retried", chk.Retried,
+			"repaired", len(chk.Repaired), "unfit", len(chk.Unfit))
+	}
+	return text, chk
+}
+
+// summaryBound is the most tokens a summary of input tokens may have, as
+// call checks it: no more than its input, unless the input is tiny
+// (minSummaryAllowance), and WithMaxSummaryTokens.
+func (c *Compressor) summaryBound(input int) int {
+	n := max(input, minSummaryAllowance)
+	if c.cfg.maxSummary > 0 {
+		n = min(n, c.cfg.maxSummary)
+	}
+	return n
+}
+
+// repairLimit is the most tokens a summary the check repairs may have:
+// summaryBound, and without WithMaxSummaryTokens, half the trigger, so that
+// a repaired summary stays well under it (or every new message would set
+// off another summarization).
+func (c *Compressor) repairLimit(input int) int {
+	n := c.summaryBound(input)
+	if c.cfg.maxSummary == 0 {
+		n = min(n, max(c.cfg.trigger/2, 1))
+	}
+	return n
 }
 
 // call makes one Summarizer call with the summarize timeout, recovers a
@@ -513,7 +613,7 @@ func (c *Compressor) call(ctx context.Context, s Summarizer, req SummarizeReques
 	switch {
 	case c.cfg.maxSummary > 0 && ev.OutputTokens > c.cfg.maxSummary:
 		return "", fmt.Errorf("%w: %d tokens, over the maximum of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, c.cfg.maxSummary, req.ChatID)
-	case ev.OutputTokens > max(input, minSummaryAllowance):
+	case ev.OutputTokens > c.summaryBound(input):
 		return "", fmt.Errorf("%w: %d tokens for an input of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, input, req.ChatID)
 	}
 	return text, nil

@@ -65,44 +65,60 @@ func noSummary(ctx context.Context, req SummarizeRequest) (string, error) {
 // BenchmarkCompress measures Compress on a 2,000-message chat of fixture
 // texts (about 90k tokens) under a 100k-token trigger: "first" with nothing
 // cached (a new Compressor, the tokenizer's piece cache emptied), "next" on
-// the same Compressor with one new message, as on every later turn.
+// the same Compressor with one new message, as on every later turn. The
+// "-noids" variants send the chat as OpenAI messages without IDs, which
+// Compress derives on every call.
 func BenchmarkCompress(b *testing.B) {
-	chat := longChat(b, 2000, true)
+	withIDs := longChat(b, 2000, true)
+	noIDs := cloneMessages(withIDs)
+	for i := range noIDs {
+		noIDs[i].ID, noIDs[i].Format = "", FormatOpenAI
+	}
 	ctx := context.Background()
 	tc, _ := NewTiktokenCounter(O200kBase)
 	enc, _ := tc.spec.load()
 	opts := []Option{WithTriggerTokens(100_000), WithTokenCounter(tc)}
 
-	b.Run("first", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			enc.ResetCache()
+	for _, bc := range []struct {
+		suffix string
+		chat   []Message
+		format Format
+	}{{"", withIDs, FormatPlain}, {"-noids", noIDs, FormatOpenAI}} {
+		chat := bc.chat
+		b.Run("first"+bc.suffix, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				enc.ResetCache()
+				c, _ := New(SummarizerFunc(noSummary), NewMemoryStore(), opts...)
+				res, err := c.Compress(ctx, "c", chat)
+				if err != nil || res.Err != nil || res.Tokens < 50_000 || res.Summarized {
+					b.Fatal(err, res.Err, res.Tokens)
+				}
+				b.ReportMetric(float64(res.Tokens), "tokens")
+			}
+		})
+		b.Run("next"+bc.suffix, func(b *testing.B) {
 			c, _ := New(SummarizerFunc(noSummary), NewMemoryStore(), opts...)
-			res, err := c.Compress(ctx, "c", chat)
-			if err != nil || res.Err != nil || res.Tokens < 50_000 || res.Summarized {
-				b.Fatal(err, res.Err, res.Tokens)
+			if _, err := c.Compress(ctx, "c", chat); err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(res.Tokens), "tokens")
-		}
-	})
-	b.Run("next", func(b *testing.B) {
-		c, _ := New(SummarizerFunc(noSummary), NewMemoryStore(), opts...)
-		if _, err := c.Compress(ctx, "c", chat); err != nil {
-			b.Fatal(err)
-		}
-		turn := append(append([]Message(nil), chat...), Message{})
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			// The previous turn's question gets its answer and a new
-			// question follows: one message the Compressor has not seen.
-			turn[len(turn)-1] = Message{ID: fmt.Sprintf("new-%d", i), Role: RoleUser, Content: fmt.Sprintf("follow-up question number %d about the invoice", i)}
-			res, err := c.Compress(ctx, "c", turn)
-			if err != nil || res.Err != nil {
-				b.Fatal(err, res.Err)
+			turn := append(append([]Message(nil), chat...), Message{})
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				// The previous turn's question gets its answer and a new
+				// question follows: one message the Compressor has not seen.
+				turn[len(turn)-1] = Message{Role: RoleUser, Content: fmt.Sprintf("follow-up question number %d about the invoice", i), Format: bc.format}
+				if bc.suffix == "" {
+					turn[len(turn)-1].ID = fmt.Sprintf("new-%d", i)
+				}
+				res, err := c.Compress(ctx, "c", turn)
+				if err != nil || res.Err != nil {
+					b.Fatal(err, res.Err)
+				}
 			}
-		}
-	})
+		})
+	}
 }
 
 // TestCompressCountsOnlyNewMessages: a second Compress of the same chat
@@ -142,13 +158,39 @@ func TestCompressCountsOnlyNewMessages(t *testing.T) {
 	}
 }
 
+// TestMeasureWithoutIDsCounted: Measure of a chat sent without IDs, right
+// after Compress derived its IDs, finds every count Compress made.
+func TestMeasureWithoutIDsCounted(t *testing.T) {
+	var texts atomic.Int64
+	counter := TokenCounterFunc(func(s string) int {
+		texts.Add(1)
+		return len(strings.Fields(s))
+	})
+	c, err := New(SummarizerFunc(noSummary), NewMemoryStore(), WithTokenCounter(counter), WithTriggerTokens(1_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := longChat(t, 50, false)
+	for i := range chat {
+		chat[i].ID, chat[i].Format = "", FormatOpenAI
+	}
+	if _, err := c.Compress(context.Background(), "c", chat); err != nil {
+		t.Fatal(err)
+	}
+	before := texts.Load()
+	c.Measure(chat)
+	if got := texts.Load() - before; got != 0 {
+		t.Errorf("Measure counted %d texts anew, want 0: Compress counted them all", got)
+	}
+}
+
 func TestCountCacheBounded(t *testing.T) {
 	cc := newCountCache()
 	one := TokenCounterFunc(func(string) int { return 1 })
 	for i := 0; i < 3*countCacheSize; i += 1000 {
 		msgs := make([]Message, 1000)
 		for j := range msgs {
-			msgs[j] = Message{ID: fmt.Sprint(i + j), Content: "text"}
+			msgs[j] = Message{ID: fmt.Sprint(i + j), Content: fmt.Sprint("text ", i+j)} // counts are kept by text
 		}
 		cc.countAll(one, msgs)
 	}

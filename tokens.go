@@ -266,11 +266,14 @@ func toValidUTF8(s string) string {
 }
 
 // countCache remembers the token counts of messages, keyed by a 64-bit
-// hash of the ID and the text, so that a long chat is not re-tokenized on
-// every turn. (Two different messages share a key with a probability of
-// about 2^-64.) It holds at most 2*countCacheSize entries: when the current
-// generation is full it becomes the old one and the old one is dropped; a
-// hit in the old generation moves the entry to the current one.
+// hash of the text, so that a long chat is not re-tokenized on every turn.
+// (Two different texts share a key with a probability of about 2^-64.) The
+// key is the text alone, not the message's ID, so that Measure of a chat
+// sent without IDs (whose IDs Compress derives) finds the counts Compress
+// made, and messages of one text share a count. It holds at most
+// 2*countCacheSize entries: when the current generation is full it becomes
+// the old one and the old one is dropped; a hit in the old generation
+// moves the entry to the current one.
 type countCache struct {
 	seed maphash.Seed
 
@@ -287,13 +290,8 @@ func newCountCache() *countCache {
 	return &countCache{seed: maphash.MakeSeed()}
 }
 
-func (cc *countCache) key(id, text string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(cc.seed)
-	h.WriteString(id)
-	h.WriteByte(0)
-	h.WriteString(text)
-	return h.Sum64()
+func (cc *countCache) key(text string) uint64 {
+	return maphash.String(cc.seed, text)
 }
 
 // countAll returns the tokens of each message's text, from the cache or
@@ -311,8 +309,8 @@ func (cc *countCache) countTexts(tc TokenCounter, msgs []Message, texts []string
 	counts := make([]int, len(msgs))
 	keys := make([]uint64, len(msgs))
 	var missing []int
-	for i, m := range msgs {
-		keys[i] = cc.key(m.ID, texts[i])
+	for i := range msgs {
+		keys[i] = cc.key(texts[i])
 	}
 	cc.mu.Lock()
 	if vc, ok := tc.(VersionedCounter); ok {
@@ -385,8 +383,9 @@ func (c *Compressor) sizes(msgs []Message) []int {
 // (WithMessageOverhead). A Result's PayloadTokens is Measure of its
 // Payload; Measure of the chat that went into Compress less it is what the
 // call saved. Counts are remembered between calls, as Compress remembers
-// them, so measuring a chat right after compressing it counts little
-// anew. It is safe for concurrent use.
+// them (by text: a chat sent without IDs finds them too), so measuring a
+// chat right after compressing it counts little anew. It is safe for
+// concurrent use.
 func (c *Compressor) Measure(msgs []Message) int {
 	return c.tokens(nil, msgs)
 }

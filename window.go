@@ -1,9 +1,6 @@
 package recap
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // SummaryIDPrefix starts the ID of the summary message that recap puts in
 // a payload; the boundary ID follows it.
@@ -14,6 +11,11 @@ const SummaryIDPrefix = "recap-summary:"
 // recap's own summary messages echoed back by a client, which are in
 // Echoed, and the request of a Compacted turn, which is in Turn and also
 // in Covered or Summarize.
+//
+// A Plan shows the chat as recap works with it: a message sent without
+// an ID has, in the Plan's slices, the ID that [ChainIDs] derives for it,
+// the ID that [Plan.Boundary], Summary (LastMessageID and Covered) and
+// Cleared name it by. [Plan.Payload] gives the messages back without it.
 type Plan struct {
 	// Echoed are the summary messages of recap's found in the input, as
 	// when a client sends back a payload it received: messages whose text
@@ -78,14 +80,22 @@ type Plan struct {
 	// summary (which speaks of later messages), nothing is summarized, and
 	// the stored summary is left as it is.
 	Older bool
+
+	// Derived are the IDs that recap derived for the messages sent without
+	// one (see [ChainIDs]), in their order; nil if every message had an ID.
+	// The Plan's slices, Boundary, Summary and Cleared name those messages
+	// by them; Payload gives them back without.
+	Derived []string
 }
 
 // Payload returns the messages to send when nothing is summarized:
 // Pinned, SummaryMessage, Summarize, Window and Turn, in a fresh slice.
 // In a Compacted turn, the turn's request comes right after the summary,
-// or in Summarize when this plan folds it.
+// or in Summarize when this plan folds it. A message sent without an ID
+// has none in the payload either: only SummaryMessage, recap's own, has
+// an ID that msgs did not.
 func (p Plan) Payload() []Message {
-	return p.assemble(p.SummaryMessage, p.Summarize)
+	return newDerivedSet(p.Derived).own(p.assemble(p.SummaryMessage, p.Summarize))
 }
 
 // assemble returns a payload in a fresh slice: Pinned, summary (if not
@@ -111,7 +121,8 @@ func (p Plan) assemble(summary *Message, rest []Message) []Message {
 }
 
 // Boundary returns the ID of the last message of Summarize, which becomes
-// the boundary when they are summarized, or "" if Summarize is empty.
+// the boundary when they are summarized, or "" if Summarize is empty. For a
+// message sent without an ID, it is the ID derived for it (see [ChainIDs]).
 func (p Plan) Boundary() string {
 	if len(p.Summarize) == 0 {
 		return ""
@@ -138,9 +149,9 @@ func (p Plan) after(s Summary, role Role, hint string) []Message {
 // summaryMessage returns s as a message of role in the chat's format (that
 // of its current turn): a UIMessage with one text part, an OpenAI message
 // with its content (and no "id" on the wire), or a plain message. Its text
-// is summaryText(s, hint).
+// is summaryMessageText(s, hint).
 func summaryMessage(s Summary, role Role, format Format, hint string) Message {
-	return NewTextMessage(format, SummaryIDPrefix+s.LastMessageID, role, summaryText(s, hint))
+	return NewTextMessage(format, SummaryIDPrefix+s.LastMessageID, role, summaryMessageText(s, hint))
 }
 
 // Plan splits msgs, the whole chat in order with the current turn last,
@@ -154,19 +165,27 @@ func summaryMessage(s Summary, role Role, format Format, hint string) Message {
 // neither is in msgs before the current turn, msgs is either Older than
 // the summary ([Plan.Older]) or edited ([Plan.Stale]).
 //
+// A message without an ID gets the one that [ChainIDs] derives for it,
+// from its content and the ID of the message before it, so that a chat in
+// a format without message IDs, such as OpenAI's, needs none; in a chat
+// that mixes both, messages with an ID keep it, and it feeds the chain.
+// The Plan's slices hold the messages with these IDs (see [Plan]), its
+// Payload without them. AI SDK UIMessages ([FormatUI]) always carry an
+// ID: one without is an error.
+//
 // The returned slices are fresh, but their messages share Parts and Extra
 // with msgs. Plan never modifies msgs.
 //
 // Plan fails with [ErrNoMessages] for an empty msgs, with a
-// [*MessageError] (matching [ErrInvalidMessage]) for a message without an
-// ID, with a duplicate ID or with an unknown role, and with
-// [ErrNoUserMessage] if there is no user message.
+// [*MessageError] (matching [ErrInvalidMessage]) for a UIMessage without
+// an ID, a duplicate ID or an unknown role, and with [ErrNoUserMessage] if
+// there is no user message.
 func (c *Compressor) Plan(msgs []Message, existing Summary) (Plan, error) {
-	ix, err := index(msgs)
+	ch, err := index(msgs)
 	if err != nil {
 		return Plan{}, err
 	}
-	p, err := c.plan(msgs, ix, existing)
+	p, err := c.plan(ch, existing)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -194,30 +213,10 @@ func (p Plan) echo(m Message) bool {
 	return false
 }
 
-// index validates msgs and maps each ID to its position.
-func index(msgs []Message) (map[string]int, error) {
-	if len(msgs) == 0 {
-		return nil, ErrNoMessages
-	}
-	ix := make(map[string]int, len(msgs))
-	for i, m := range msgs {
-		switch j, dup := ix[m.ID]; {
-		case m.ID == "":
-			return nil, &MessageError{Index: i, Reason: "no ID"}
-		case dup:
-			return nil, &MessageError{Index: i, ID: m.ID, Reason: fmt.Sprintf("same ID as message %d", j)}
-		case !m.Role.valid():
-			return nil, &MessageError{Index: i, ID: m.ID, Reason: fmt.Sprintf("unknown role %q", m.Role)}
-		}
-		ix[m.ID] = i
-	}
-	return ix, nil
-}
-
 // isEcho reports whether m is an echo of the summary message of s: its
-// text is s.Text, with or without hint (see summaryText), and its ID is
-// the one recap gave it (or m comes from a format without IDs, where the
-// caller had to make one up).
+// text is s.Text, with or without hint (see summaryMessageText), and its ID is
+// the one recap gave it (or m comes from a format without IDs, where its
+// ID was derived or made up by the caller).
 func isEcho(m Message, s Summary, hint string) bool {
 	switch {
 	case s.Text == "" || m.Role == RoleTool:
@@ -237,10 +236,12 @@ func pinnable(m Message) bool {
 	return m.Role.pinned() && !strings.HasPrefix(m.ID, SummaryIDPrefix)
 }
 
-// plan is Plan on validated msgs, returning views of msgs rather than
-// copies; Covered includes the echoes.
-func (c *Compressor) plan(msgs []Message, ix map[string]int, existing Summary) (Plan, error) {
+// plan is Plan on a validated chat, returning views of its messages
+// rather than copies; Covered includes the echoes.
+func (c *Compressor) plan(ch chat, existing Summary) (Plan, error) {
+	msgs, ix := ch.msgs, ch.ix
 	var p Plan
+	p.Derived = ch.derivedIDs()
 	// Echoes of the existing summary, recognized before anything is
 	// pinned: a system-role summary after the system prompt is not part
 	// of the prompt.

@@ -78,8 +78,8 @@ func TestPlanGolden(t *testing.T) {
 			p, err := c.Plan(pc.Messages, pc.Summary)
 			got := renderPlan(pc, p, err)
 			if err == nil {
-				var history []Message
-				for _, m := range pc.Messages {
+				var history []Message // with the IDs Plan derives for messages without one
+				for _, m := range ChainIDs(pc.Messages) {
 					if !strings.HasPrefix(m.ID, SummaryIDPrefix) {
 						history = append(history, m)
 					}
@@ -121,6 +121,9 @@ func renderPlan(pc planCase, p Plan, err error) string {
 		s := make([]string, len(msgs))
 		for i, m := range msgs {
 			s[i] = m.ID
+			if m.ID == "" {
+				s[i] = "(no-id)"
+			}
 		}
 		return strings.Join(s, " ")
 	}

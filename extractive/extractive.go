@@ -56,6 +56,7 @@ package extractive
 import (
 	"context"
 	"errors"
+	"github.com/recapgo/recap/internal/keyitems"
 	"sort"
 	"strings"
 
@@ -168,33 +169,33 @@ func speaker(r recap.Role) string {
 // questions of the previous summary have been answered since, unless
 // deferred.
 func (s *Summarizer) analyze(us []unit, answered bool) {
-	toks := make([][]token, len(us))
+	toks := make([][]keyitems.Token, len(us))
 	for i := range us {
-		toks[i] = tokenize(us[i].text)
+		toks[i] = keyitems.Tokenize(us[i].text)
 	}
-	names := nameWords(toks)
+	names := keyitems.NameWords(toks)
 	for i := range us {
 		u := &us[i]
 		var bold []string
 		if u.speaker == "Assistant" {
 			bold = u.bold
 		}
-		u.feats, u.words = featuresOf(u.text, toks[i], bold, names)
-		u.cues = cues(u.text)
+		u.feats, u.words = keyitems.FeaturesOf(u.text, toks[i], bold, names)
+		u.cues = keyitems.Cues(u.text)
 		u.weight = roleWeight(u.speaker)
 		switch {
-		case u.cues&cueCourtesy != 0 && len(u.feats) == 0 && u.cues&(cueConstraint|cueDecision|cueCorrection) == 0:
+		case u.cues&keyitems.Courtesy != 0 && len(u.feats) == 0 && u.cues&(keyitems.Constraint|keyitems.Decision|keyitems.Correction) == 0:
 			u.weight = 0
-		case u.cues&cueQuestion != 0 && u.speaker != "User" && u.speaker != "Summary":
+		case u.cues&keyitems.Question != 0 && u.speaker != "User" && u.speaker != "Summary":
 			u.weight = 0 // the assistant's questions to the user
 		}
-		question := u.cues&cueQuestion != 0 && !u.specific() // a question that states no number or identifier
+		question := u.cues&keyitems.Question != 0 && !u.specific() // a question that states no number or identifier
 		if u.speaker == "User" || u.speaker == "Summary" {
 			switch {
-			case u.cues&cueOpen != 0:
+			case u.cues&keyitems.Open != 0:
 				u.kind = secOpen
 				continue
-			case u.cues&cueQuestion != 0 && !u.prev && u.last && !answered:
+			case u.cues&keyitems.Question != 0 && !u.prev && u.last && !answered:
 				u.kind = secOpen // asked last, not answered yet
 				continue
 			case question || u.prev && u.kind == secOpen:
@@ -202,7 +203,7 @@ func (s *Summarizer) analyze(us []unit, answered bool) {
 			}
 		}
 		switch {
-		case u.cues&cueDecision != 0:
+		case u.cues&keyitems.Decision != 0:
 			u.kind = secDecisions
 		default:
 			u.kind = secFacts
@@ -223,7 +224,7 @@ func (s *Summarizer) analyze(us []unit, answered bool) {
 // specific reports whether u states a number or an identifier.
 func (u *unit) specific() bool {
 	for _, f := range u.feats {
-		if f.kind == fIdent || f.kind == fNumber || f.kind == fBare && len(f.key) > 2 {
+		if f.Kind == keyitems.Ident || f.Kind == keyitems.Number || f.Kind == keyitems.Bare && len(f.Key) > 2 {
 			return true
 		}
 	}
@@ -231,11 +232,11 @@ func (u *unit) specific() bool {
 }
 
 // core is a feature's value without its unit: what a correction names.
-func core(f feature) string {
-	if f.kind != fNumber && f.kind != fBare || f.shape != "" && isCJK([]rune(f.shape)[0]) {
-		return f.key // a CJK unit is part of the value: 8月 and 8日 differ
+func core(f keyitems.Feature) string {
+	if f.Kind != keyitems.Number && f.Kind != keyitems.Bare || f.Shape != "" && keyitems.IsCJK([]rune(f.Shape)[0]) {
+		return f.Key // a CJK unit is part of the value: 8月 and 8日 differ
 	}
-	return strings.Trim(strings.TrimFunc(f.key, func(r rune) bool { return !isNumeric(r) }), " ")
+	return strings.Trim(strings.TrimFunc(f.Key, func(r rune) bool { return !isNumeric(r) }), " ")
 }
 
 func isNumeric(r rune) bool { return r >= '0' && r <= '9' || r == '.' || r == ',' || r == ':' }
@@ -248,15 +249,15 @@ func (s *Summarizer) corrections(us []unit, names map[string]bool) {
 		if b.speaker == "Assistant" || b.speaker == "Tool" {
 			continue
 		}
-		if b.cues&cueMarker == 0 && b.cues&(cueCorrection|cueUpdate) == 0 {
+		if b.cues&keyitems.Marker == 0 && b.cues&(keyitems.Correction|keyitems.Update) == 0 {
 			continue
 		}
-		olds, rest := replaced(b.text)
+		olds, rest := keyitems.Replaced(b.text)
 		if len(olds) > 0 {
 			// What replaces the old value may be in the sentence before:
 			// "The new address is Rua do Almada 88. Send it there, not to
 			// Rua das Flores."
-			restFeats, _ := features(rest, nil, names)
+			restFeats, _ := keyitems.Features(rest, nil, names)
 			for j := i - 1; j >= 0 && us[j].piece == b.piece; j-- {
 				restFeats = append(restFeats, us[j].feats...)
 			}
@@ -267,24 +268,24 @@ func (s *Summarizer) corrections(us []unit, names map[string]bool) {
 			shapes := map[string]bool{"": true}
 			for _, f := range restFeats {
 				now[core(f)] = true
-				shapes[f.shape] = true
+				shapes[f.Shape] = true
 			}
 			for _, x := range olds {
-				of, ow := features(x, nil, names)
+				of, ow := keyitems.Features(x, nil, names)
 				var keys []string
 				for _, f := range of {
 					// A value the correction keeps ("Rua" in "Rua do
 					// Almada, not Rua das Flores", "8月" in "8月3日では
 					// なく8月10日") is not replaced; a bare number is,
 					// though it may appear again in another sense.
-					if c := core(f); !now[c] || f.kind == fBare {
+					if c := core(f); !now[c] || f.Kind == keyitems.Bare {
 						keys = append(keys, c)
 					}
 				}
 				if len(of) == 0 && len(ow) > 0 && len(ow) <= 2 {
 					keys = append(keys, ow...) // "no granito, sino cuarzo"
 				}
-				bare := len(of) == 1 && of[0].kind == fBare
+				bare := len(of) == 1 && of[0].Kind == keyitems.Bare
 				for _, k := range keys {
 					b.replace = append(b.replace, k)
 					for j := range us {
@@ -296,12 +297,12 @@ func (s *Summarizer) corrections(us []unit, names map[string]bool) {
 			}
 			continue
 		}
-		if b.cues&(cueCorrection|cueUpdate) == 0 || len(b.replace) > 0 {
+		if b.cues&(keyitems.Correction|keyitems.Update) == 0 || len(b.replace) > 0 {
 			continue
 		}
 		// A new value of the same kind on the same subject.
 		for _, f := range b.feats {
-			if f.shape == "" || f.kind != fNumber && f.kind != fIdent {
+			if f.Shape == "" || f.Kind != keyitems.Number && f.Kind != keyitems.Ident {
 				continue
 			}
 			for j := range us {
@@ -310,7 +311,7 @@ func (s *Summarizer) corrections(us []unit, names map[string]bool) {
 					continue
 				}
 				for k, g := range a.feats {
-					if g.kind == f.kind && g.shape == f.shape && core(g) != core(f) {
+					if g.Kind == f.Kind && g.Shape == f.Shape && core(g) != core(f) {
 						a.setStale(k)
 					}
 				}
@@ -323,7 +324,7 @@ func (s *Summarizer) corrections(us []unit, names map[string]bool) {
 // du 12") only replaces numbers of the shapes the correction states.
 func (u *unit) markStale(k string, bare bool, shapes map[string]bool) {
 	for i, f := range u.feats {
-		if core(f) == k && (!bare || shapes[f.shape]) {
+		if core(f) == k && (!bare || shapes[f.Shape]) {
 			u.setStale(i)
 		}
 	}
@@ -374,10 +375,10 @@ func (u *unit) worth(c coverage) float64 {
 		fw := u.featWeight(f)
 		switch {
 		case u.stale[i]:
-			feats -= f.weight() * fw // a replaced value misleads: it costs what it was worth
+			feats -= f.Weight() * fw // a replaced value misleads: it costs what it was worth
 		case u.replaces(core(f)):
 		case c.values[core(f)] < fw:
-			feats += f.weight() * (fw - c.values[core(f)])
+			feats += f.Weight() * (fw - c.values[core(f)])
 		}
 	}
 	if u.stale[-1] {
@@ -396,29 +397,29 @@ func (u *unit) worth(c coverage) float64 {
 	}
 	bonus := 0.0
 	switch {
-	case u.cues&cueQuestion != 0: // "do I have to...?" asks, it does not bind
-	case u.cues&cueConstraint != 0:
+	case u.cues&keyitems.Question != 0: // "do I have to...?" asks, it does not bind
+	case u.cues&keyitems.Constraint != 0:
 		bonus += 3
-	case u.cues&cueLimit != 0:
+	case u.cues&keyitems.Limit != 0:
 		bonus += 0.7
 	}
-	if u.cues&cueDecision != 0 {
+	if u.cues&keyitems.Decision != 0 {
 		bonus += 1
 	}
-	if len(u.replace) > 0 || u.cues&cueCorrection != 0 && len(u.feats) > 0 {
+	if len(u.replace) > 0 || u.cues&keyitems.Correction != 0 && len(u.feats) > 0 {
 		bonus += 2
 	}
-	if u.cues&cueFirstPerson != 0 && u.speaker == "User" {
+	if u.cues&keyitems.FirstPerson != 0 && u.speaker == "User" {
 		bonus += 0.5
 	}
 	if u.kind == secOpen {
 		bonus += 1 // left for later: what the next turns may come back to
 	}
-	if feats <= 0 && u.cues&(cueConstraint|cueDecision|cueCorrection) == 0 && (u.speaker != "User" || u.cues&cueQuestion != 0) {
+	if feats <= 0 && u.cues&(keyitems.Constraint|keyitems.Decision|keyitems.Correction) == 0 && (u.speaker != "User" || u.cues&keyitems.Question != 0) {
 		return 0 // nothing specific, nothing binding, not the user about their case: chatter
 	}
 	g := feats + u.weight*(min(0.1*float64(fresh), 1)+bonus*frac)
-	if u.cues&cueQuestion != 0 {
+	if u.cues&keyitems.Question != 0 {
 		g *= 0.7
 	}
 	return g
@@ -438,21 +439,21 @@ func (u *unit) replaces(k string) bool {
 // words count in full. The assistant's identifiers (a ticket number, a
 // code) and what it emphasized count in full too, but its other numbers
 // and names, said in passing (quantities, prices, greetings), count little.
-func (u *unit) featWeight(f feature) float64 {
+func (u *unit) featWeight(f keyitems.Feature) float64 {
 	switch u.speaker {
 	case "User":
 		return 1
 	case "Summary":
 		return 0.9
 	}
-	if f.kind == fIdent || f.kind == fBold || u.emphasized(f) {
+	if f.Kind == keyitems.Ident || f.Kind == keyitems.Bold || u.emphasized(f) {
 		return 1
 	}
 	return 0.3
 }
 
 // emphasized reports whether f is inside a span u's author put in bold.
-func (u *unit) emphasized(f feature) bool {
+func (u *unit) emphasized(f keyitems.Feature) bool {
 	for _, b := range u.bold {
 		if strings.Contains(strings.ToLower(b), core(f)) {
 			return true

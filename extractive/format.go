@@ -1,6 +1,10 @@
 package extractive
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/recapgo/recap/internal/keyitems"
+)
 
 // A section is a part of the summary: each kind of item keeps a share of
 // the budget and a place of its own.
@@ -98,8 +102,8 @@ func parsePrevious(us []unit, prev string, order *int) []unit {
 			flush()
 			// An item may quote several sentences in a row: each is
 			// ranked again on its own.
-			for i, t := range splitSentences(text) {
-				us = append(us, unit{speaker: speaker, text: t, bold: boldSpans(t), order: *order, piece: piece, prev: true, kind: sec, gap: i == 0})
+			for i, t := range keyitems.SplitSentences(text) {
+				us = append(us, unit{speaker: speaker, text: t, bold: keyitems.BoldSpans(t), order: *order, piece: piece, prev: true, kind: sec, gap: i == 0})
 				*order++
 			}
 			piece--

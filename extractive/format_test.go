@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/recapgo/recap/internal/keyitems"
 )
 
 // TestRenderParseRoundTrip pins that a summary this package wrote reads
@@ -49,7 +50,7 @@ Recent context:
 		got = append(got, item{u.speaker, u.text, u.kind, u.prev, u.bold})
 	}
 	for _, u := range in {
-		wantItems = append(wantItems, item{u.speaker, u.text, u.kind, true, boldSpans(u.text)})
+		wantItems = append(wantItems, item{u.speaker, u.text, u.kind, true, keyitems.BoldSpans(u.text)})
 	}
 	if diff := cmp.Diff(wantItems, got); diff != "" {
 		t.Errorf("parsePrevious mismatch (-want +got):\n%s", diff)

@@ -1,9 +1,8 @@
 package extractive
 
 import (
+	"github.com/recapgo/recap/internal/keyitems"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // A unit is one candidate item of a summary: a sentence, or a clause of a
@@ -19,18 +18,15 @@ type unit struct {
 	last    bool     // from the last user message of the request
 
 	// Set by analyze.
-	tokens  int          // of the rendered item, or 0 if it is never worth picking
-	feats   []feature    // what the unit says that a summary should keep
-	words   []string     // content words, for coverage and duplicates
-	cues    cue          // kinds of statement
-	kind    section      // where it goes in the summary
-	weight  float64      // who said it
-	stale   map[int]bool // indexes of feats a later correction replaced
-	replace []string     // values this unit says are no longer true ("not X")
+	tokens  int                // of the rendered item, or 0 if it is never worth picking
+	feats   []keyitems.Feature // what the unit says that a summary should keep
+	words   []string           // content words, for coverage and duplicates
+	cues    keyitems.Cue       // kinds of statement
+	kind    section            // where it goes in the summary
+	weight  float64            // who said it
+	stale   map[int]bool       // indexes of feats a later correction replaced
+	replace []string           // values this unit says are no longer true ("not X")
 }
-
-// maxUnitRunes bounds a unit; longer sentences are cut into clauses.
-const maxUnitRunes = 220
 
 // splitUnits appends the units of one message's text, or of a piece of a
 // previous summary, to us.
@@ -47,297 +43,31 @@ func splitUnits(us []unit, speaker, text string, order *int, piece int) []unit {
 		if line == "" {
 			continue
 		}
-		if inCode && len(line) > 200 || isData(line) {
+		if inCode && len(line) > 200 || keyitems.IsData(line) {
 			gap = true
 			continue
 		}
-		clean, header := cleanLine(line)
+		clean, header := keyitems.CleanLine(line)
 		if header || clean == "" {
 			gap = true
 			continue
 		}
-		for _, s := range splitSentences(clean) {
-			for _, c := range splitLong(s) {
+		for _, s := range keyitems.SplitSentences(clean) {
+			for _, c := range keyitems.SplitLong(s) {
 				// A sentence ending with a colon introduces what follows
 				// ("Here is what to check:"); it says nothing by itself,
 				// unless it states a number or stresses something ("I
 				// suggest **15 December**:").
-				if !substantial(c) || strings.HasSuffix(c, ":") && !hasDigit(c) && !strings.Contains(c, "**") {
+				if !keyitems.Substantial(c) || strings.HasSuffix(c, ":") && !keyitems.HasDigit(c) && !strings.Contains(c, "**") {
 					gap = true
 					continue
 				}
-				t := trimFiller(c)
-				us = append(us, unit{speaker: speaker, text: t, bold: boldSpans(t), order: *order, piece: piece, gap: gap || t != c})
+				t := keyitems.TrimFiller(c)
+				us = append(us, unit{speaker: speaker, text: t, bold: keyitems.BoldSpans(t), order: *order, piece: piece, gap: gap || t != c})
 				gap = false
 				*order++
 			}
 		}
 	}
 	return us
-}
-
-// boldSpans returns the spans of s between pairs of "**".
-func boldSpans(s string) []string {
-	var out []string
-	for {
-		i := strings.Index(s, "**")
-		if i < 0 {
-			return out
-		}
-		j := strings.Index(s[i+2:], "**")
-		if j < 0 {
-			return out
-		}
-		if b := strings.TrimSpace(s[i+2 : i+2+j]); b != "" {
-			out = append(out, b)
-		}
-		s = s[i+2+j+2:]
-	}
-}
-
-// isData reports whether line is JSON, such as a tool call's input or
-// output: data for a program, a poor quote. What matters in it is
-// usually in the assistant's next words.
-func isData(line string) bool {
-	if strings.HasPrefix(line, "[attachment") {
-		return false
-	}
-	return (line[0] == '{' || line[0] == '[') && strings.ContainsAny(line[len(line)-1:], "}]") && strings.ContainsAny(line, ":,")
-}
-
-// cleanLine strips a line's markdown: list and quote markers, labels in
-// bold, code ticks, table pipes. It keeps the "**" of other spans in bold:
-// they are the author's emphasis, which counts (see featWeight), also when
-// the line is quoted in a summary that becomes the previous one. It
-// reports the line as a header (a heading, a line in bold alone, or a
-// short line ending with a colon): a header says what follows, and is
-// never a summary item by itself.
-func cleanLine(line string) (clean string, header bool) {
-	if strings.HasPrefix(line, "#") {
-		return "", true
-	}
-	if strings.Trim(line, "-=*_|: ") == "" { // rules and table separators
-		return "", true
-	}
-	line = trimListMarker(line)
-	if strings.HasPrefix(line, "|") { // a table row: cells become clauses
-		cells := strings.FieldsFunc(line, func(r rune) bool { return r == '|' })
-		for i := range cells {
-			cells[i] = strings.TrimSpace(cells[i])
-		}
-		line = strings.Join(cells, "; ")
-	}
-	// A line that is all bold ("**Three quick rules**", "**What I need:**")
-	// is a header.
-	if t := strings.TrimRight(line, ":"); strings.HasPrefix(t, "**") && strings.HasSuffix(t, "**") && strings.Count(t, "**") == 2 {
-		return "", true
-	}
-	// A label at the start of a line ("**Paid:** €649", "**Your deadline**
-	// and how much is written") names what follows; it is not emphasis,
-	// unless it is a number ("**3 to 5 days** with standard delivery").
-	if strings.HasPrefix(line, "**") {
-		if j := strings.Index(line[2:], "**"); j > 0 {
-			span, rest := line[2:2+j], line[2+j+2:]
-			if strings.HasSuffix(span, ":") || strings.HasPrefix(rest, ":") || !hasDigit(span) {
-				line = span + rest
-			}
-		}
-	}
-	clean = unquote.Replace(line)
-	clean = strings.Join(strings.Fields(clean), " ")
-	if strings.HasSuffix(clean, ":") && len(strings.Fields(clean)) <= 8 {
-		return "", true
-	}
-	return clean, false
-}
-
-// unquote removes code ticks and underscores of emphasis, and turns double
-// quotes into single ones, so that a quoted item always ends its line.
-var unquote = strings.NewReplacer("`", "", "__", "", "\"", "'", "“", "'", "”", "'", "\t", " ")
-
-// trimListMarker removes a leading "- ", "* ", "• ", "> " or "12. ".
-func trimListMarker(line string) string {
-	for {
-		switch {
-		case strings.HasPrefix(line, "- "), strings.HasPrefix(line, "* "), strings.HasPrefix(line, "+ "), strings.HasPrefix(line, "> "):
-			line = strings.TrimSpace(line[2:])
-			continue
-		case strings.HasPrefix(line, "• "):
-			line = strings.TrimSpace(line[len("• "):])
-			continue
-		}
-		i := 0
-		for i < len(line) && i < 3 && line[i] >= '0' && line[i] <= '9' {
-			i++
-		}
-		if i > 0 && i+1 < len(line) && (line[i] == '.' || line[i] == ')') && line[i+1] == ' ' {
-			line = strings.TrimSpace(line[i+2:])
-			continue
-		}
-		return line
-	}
-}
-
-// fillers open a sentence without adding to it: "Hi, ...", "Yes: ...",
-// "Okay, ...". They are cut from the start of a quote, which stays a
-// verbatim substring.
-var fillers = wordSet(`hi hello hey yes yeah yep ok okay sure great perfect thanks alright also and so oh well right cool
-	bonjour salut oui merci super parfait d'accord bon alors et
-	hallo hi ja danke okay gut super perfekt also und
-	hola sí si vale gracias genial perfecto bueno y
-	ciao sì grazie perfetto bene ok e
-	olá sim obrigado obrigada ótimo`)
-
-// trimFiller removes filler words (and the punctuation after them) from
-// the start of s, leaving at least four words.
-func trimFiller(s string) string {
-	for {
-		f := strings.Fields(s)
-		if len(f) <= 4 {
-			return s
-		}
-		w := strings.ToLower(strings.TrimRight(f[0], ",.:;!"))
-		if !fillers[w] {
-			return s
-		}
-		rest := strings.TrimLeft(strings.TrimSpace(s[len(f[0]):]), ",.:;!— ")
-		r, _ := utf8.DecodeRuneInString(rest)
-		if rest == "" || !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			return s
-		}
-		if unicode.IsLower(r) && !strings.ContainsAny(f[0], ",.:;!") {
-			return s // "so he can't": part of the sentence
-		}
-		s = rest
-	}
-}
-
-// abbreviations end with a period that does not end a sentence.
-var abbreviations = wordSet(`dr mr mrs st mme mlle nr hr fr sr sra srta prof dept no vs approx ca bzw z.b e.g i.e etc p.ej ecc sig dott a.m p.m incl cf`)
-
-// germanMonths follow an ordinal number: "am 17. Mai".
-var germanMonths = wordSet(`januar februar märz april mai juni juli august september oktober november dezember jänner`)
-
-// splitSentences splits text at sentence ends: . ! ? … followed by a space
-// (and not after an abbreviation, a single letter or an ordinal before a
-// month, nor before a digit), and at 。！？.
-func splitSentences(text string) []string {
-	var out []string
-	emit := func(s string) {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	start := 0
-	for i, r := range text {
-		switch r {
-		case '。', '！', '？':
-			end := i + utf8.RuneLen(r)
-			emit(text[start:end])
-			start = end
-		case '.', '!', '?', '…':
-			end := i + utf8.RuneLen(r)
-			if end < len(text) && text[end] != ' ' {
-				continue
-			}
-			if end < len(text) && !boundary(text[start:i], r, text[end:]) {
-				continue
-			}
-			emit(text[start:end])
-			start = end
-		}
-	}
-	emit(text[start:])
-	return out
-}
-
-// boundary reports whether the punctuation r between before and after
-// (which starts with a space) ends a sentence.
-func boundary(before string, r rune, after string) bool {
-	next, _ := utf8.DecodeRuneInString(strings.TrimLeft(after, " "))
-	if unicode.IsDigit(next) && r == '.' {
-		return false
-	}
-	if r != '.' {
-		return true
-	}
-	w := before[strings.LastIndexAny(before, " (")+1:]
-	if abbreviations[strings.ToLower(w)] || utf8.RuneCountInString(w) == 1 && unicode.IsLetter([]rune(w)[0]) {
-		return false // "Dr. Halvorsen", "e.g. the", "M. Dupont"
-	}
-	if w != "" && strings.Trim(w, "0123456789") == "" && len(w) <= 2 {
-		f := strings.Fields(after)
-		if len(f) > 0 && germanMonths[strings.ToLower(strings.Trim(f[0], ",."))] {
-			return false
-		}
-	}
-	return true
-}
-
-// splitLong cuts a sentence longer than maxUnitRunes at clause boundaries
-// ("; ", ", ", "、") into pieces of at most about that length.
-func splitLong(s string) []string {
-	if utf8.RuneCountInString(s) <= maxUnitRunes {
-		return []string{s}
-	}
-	var out []string
-	for utf8.RuneCountInString(s) > maxUnitRunes {
-		cut := -1
-		n := 0
-		for i, r := range s {
-			if n > maxUnitRunes {
-				break
-			}
-			n++
-			if n < maxUnitRunes/3 {
-				continue
-			}
-			if (r == ';' || r == ',') && strings.HasPrefix(s[i+1:], " ") || r == '、' || r == '，' {
-				cut = i + utf8.RuneLen(r)
-			}
-		}
-		if cut < 0 {
-			break
-		}
-		out = append(out, strings.TrimSpace(s[:cut]))
-		s = strings.TrimSpace(s[cut:])
-	}
-	return append(out, s)
-}
-
-// substantial reports whether s is more than a fragment: at least three
-// words, or eight characters of a script written without spaces.
-func substantial(s string) bool {
-	words, cjk := 0, 0
-	in := false
-	for _, r := range s {
-		switch {
-		case isCJK(r):
-			cjk++
-			in = false
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if !in {
-				words++
-			}
-			in = true
-		default:
-			in = false
-		}
-	}
-	return words >= 3 || cjk >= 8 || cjk >= 4 && words >= 1
-}
-
-func isCJK(r rune) bool {
-	if r < 0x1100 {
-		return false // Latin, Greek, Cyrillic...: the common case, without table lookups
-	}
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
-}
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
 }

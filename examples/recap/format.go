@@ -10,16 +10,25 @@ import (
 	"github.com/recapgo/recap"
 )
 
+// errEmptyInput is decodeChat's error for data that is empty or only
+// white space.
+var errEmptyInput = errors.New("empty input")
+
 // decodeChat reads a JSON array of chat messages, after a UTF-8 byte order
 // mark if there is one, in format "ui" (Vercel AI SDK UIMessages, or any
 // messages with id/role/content/parts), "openai" (OpenAI Chat Completions
-// messages, whose IDs recap.ChainIDs makes) or "auto". Each message is
-// decoded by recap.Message, which keeps its wire format for the payload. Auto picks "ui" when a message has parts, "openai"
-// when one has no id, tool_calls, tool_call_id or content blocks, and "ui"
-// otherwise; a chat with both signs is an error naming the two messages,
-// since decoding it either way would lose one kind of content.
+// messages, whose IDs recap.ChainIDs makes) or "auto". Data that is empty
+// or only white space is errEmptyInput. Each message is decoded by
+// recap.Message, which keeps its wire format for the payload. Auto picks
+// "ui" when a message has parts, "openai" when one has no id, tool_calls,
+// tool_call_id or content blocks, and "ui" otherwise; a chat with both
+// signs is an error naming the two messages, since decoding it either way
+// would lose one kind of content.
 func decodeChat(data []byte, format string) ([]recap.Message, string, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, "", errEmptyInput
+	}
 	raw, err := decodeArray(data)
 	if err != nil {
 		return nil, "", err
@@ -51,6 +60,16 @@ func decodeChat(data []byte, format string) ([]recap.Message, string, error) {
 		b, _ := json.Marshal(m) // an object decoded from JSON: cannot fail
 		if err := json.Unmarshal(b, &msgs[i]); err != nil {
 			return nil, "", fmt.Errorf("message %d: %s", i, strings.TrimPrefix(err.Error(), "recap: "))
+		}
+	}
+	if format == "ui" {
+		// A message without an ID decodes as an OpenAI one, which recap
+		// would give an ID: forced to be a UIMessage, it is refused (a
+		// UIMessage carries its own).
+		for i, m := range raw {
+			if _, ok := m["id"]; !ok {
+				msgs[i].Format = recap.FormatUI
+			}
 		}
 	}
 	if format == "openai" {

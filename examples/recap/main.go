@@ -4,19 +4,30 @@
 //	recap compress [flags] CHAT.json   print the compressed payload as JSON
 //	recap plan [flags] CHAT.json       dry run: a table of every message
 //	recap simulate [flags] CHAT.json   replay the chat turn by turn: calls, tokens, cost
+//	recap help [COMMAND]               the usage of recap or of a command
 //
 // CHAT.json is a JSON array of Vercel AI SDK UIMessages or OpenAI chat
-// messages (-format picks, default auto). With -store FILE the summary and
-// its boundary are kept in that JSON file, so running compress again on a
-// longer version of the chat continues from the stored boundary; without it
-// they live in memory and are forgotten on exit.
+// messages (-format picks, default auto); "-" reads it from standard input
+// (its chat ID is then "stdin", unless -chat names one). Flags come before
+// or after it. With -store FILE the summary and its boundary are kept in
+// that JSON file, so running compress again on a longer version of the
+// chat continues from the stored boundary; without it they live in memory
+// and are forgotten on exit.
+//
+// Tokens are counted with o200k_base, or -encoding (an encoding or an
+// OpenAI model name), or for the chat model -model names: the exact count
+// of an OpenAI model, the estimate of a Claude or Gemini model
+// (recap.EstimatorForModel), each with the tokens its family adds per
+// message.
 //
 // Summaries are made by an LLM when RECAP_OPENAI_BASE_URL,
 // RECAP_OPENAI_API_KEY and RECAP_MODEL (any OpenAI-compatible server) or
 // RECAP_ANTHROPIC_API_KEY are set, with the extractive summarizer as the
 // fallback; otherwise by the embedded extractive summarizer alone: offline,
 // deterministic, no LLM. It keeps the most informative sentences; it does
-// not paraphrase.
+// not paraphrase. One summarizer call is given at most -max-input tokens
+// (default 32,000, as the server's): a longer part to summarize is folded
+// in several calls.
 //
 // simulate replays a chat as a backend would, compressing it at every user
 // message, and prints for each setting (one, or a grid of triggers and
@@ -25,8 +36,13 @@
 // draws the tokens sent per turn as an SVG chart.
 //
 // The options also come from the environment: RECAP_SUMMARY_TRIGGER_TOKENS
-// and RECAP_SUMMARY_WINDOW_CONVERSATIONS, or the seed client's
-// VITE_SUMMARY_* names. Flags win over the environment.
+// and RECAP_SUMMARY_WINDOW_CONVERSATIONS, or VITE_SUMMARY_TRIGGER_TOKENS and
+// VITE_SUMMARY_WINDOW_CONVERSATIONS, the variable names of the desktop chat
+// client this design comes from. Flags win over the environment.
+//
+// "recap help", -h and --help print the usage on standard output. A wrong
+// command line prints one line saying what was wrong and one saying where
+// to read the usage, on standard error, and exits with code 2.
 package main
 
 import (
@@ -50,91 +66,140 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.LookupEnv))
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv))
 }
 
-const usage = `usage: recap compress [flags] CHAT.json
-       recap plan [flags] CHAT.json
-       recap simulate [flags] CHAT.json
+// defaultMaxInput is -max-input's default, the server's
+// -max-summarize-input default: the CLI sends an LLM what the server would.
+const defaultMaxInput = setup.DefaultMaxSummarizeInput
 
-compress prints the payload to send to the LLM; plan shows where each
-message goes; simulate replays the chat turn by turn and measures what
-each setting sends (recap simulate -h lists its flags). Flags (after the
-command):
+const usage = `usage: recap compress [flags] CHAT.json   print the compressed payload as JSON
+       recap plan [flags] CHAT.json       dry run: a table of every message
+       recap simulate [flags] CHAT.json   replay the chat turn by turn: calls, tokens, cost
+       recap help [COMMAND]               this help, or a command's with its flags
+
+CHAT.json is a JSON array of AI SDK UIMessages or OpenAI chat messages;
+- reads it from standard input. Flags come before or after it.
 `
 
+// commandUsage is the usage of compress and plan, before their flags.
+var commandUsage = map[string]string{
+	"compress": `usage: recap compress [flags] CHAT.json
+
+compress prints the payload to send to the LLM as JSON (or writes it to
+-o FILE), and a report of what it did on standard error. CHAT.json is a
+JSON array of AI SDK UIMessages or OpenAI chat messages; - reads it from
+standard input. Flags come before or after it.
+
+Flags:
+`,
+	"plan": `usage: recap plan [flags] CHAT.json
+
+plan is a dry run of compress: a table of every message and where it goes
+(pinned, covered by the stored summary, to summarize, window, current
+turn) and whether the trigger fires. Nothing is summarized or stored.
+CHAT.json is a JSON array of AI SDK UIMessages or OpenAI chat messages;
+- reads it from standard input. Flags come before or after it.
+
+Flags:
+`,
+}
+
 // run is the whole program, with its environment passed in for tests. It
-// returns the exit code: 0 on success, 1 on failure, 2 on bad usage.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
-	if len(args) > 0 && args[0] == "simulate" {
-		return runSimulate(ctx, args[1:], stdout, stderr, lookup)
+// returns the exit code: exitOK, exitFail or exitUsage.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	if len(args) == 0 {
+		return usageError(stderr, "", errors.New("missing command: compress, plan or simulate"))
 	}
-	if len(args) == 0 || (args[0] != "compress" && args[0] != "plan") {
-		fmt.Fprint(stderr, usage)
-		return 2
+	switch cmd := args[0]; {
+	case isHelp(cmd):
+		return runHelp(args[1:], stdout, stderr)
+	case cmd == "simulate":
+		return runSimulate(ctx, args[1:], stdin, stdout, stderr, lookup)
+	case cmd == "compress" || cmd == "plan":
+		return runCompress(ctx, cmd, args[1:], stdin, stdout, stderr, lookup)
+	case strings.HasPrefix(cmd, "-"):
+		return usageError(stderr, "", fmt.Errorf("flag %s before the command: flags follow compress, plan or simulate", cmd))
+	default:
+		return usageError(stderr, "", fmt.Errorf("unknown command %q", cmd))
 	}
-	cmd := args[0]
-	fs := flag.NewFlagSet("recap "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	var (
-		format   = fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai")
-		trigger  = fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)")
-		window   = fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)")
-		encoding = fs.String("encoding", recap.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)")
-		store    = fs.String("store", "", "JSON file that keeps summaries between runs (default: in memory, forgotten on exit)")
-		chatID   = fs.String("chat", "", "chat ID in the store (default: the file name without extension)")
-		output   = fs.String("o", "", "write the payload to this file instead of standard output")
-		budget   = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
-		ceiling  = fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)")
-	)
-	if err := fs.Parse(args[1:]); err != nil {
-		return 2
+}
+
+// compressFlags are the flags of compress and plan.
+type compressFlags struct {
+	fs                                           *flag.FlagSet
+	format, encoding, model, store, chat, output *string
+	trigger, window, budget, ceiling, maxInput   *int
+}
+
+func newCompressFlags(cmd string) *compressFlags {
+	fs := newFlagSet(cmd)
+	return &compressFlags{
+		fs:       fs,
+		format:   fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai"),
+		trigger:  fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)"),
+		window:   fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)"),
+		encoding: fs.String("encoding", recap.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
+		model:    fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (recap.EstimatorForModel), with the family's tokens per message; not with -encoding"),
+		store:    fs.String("store", "", "JSON file that keeps summaries between runs (default: in memory, forgotten on exit)"),
+		chat:     fs.String("chat", "", "chat ID in the store (default: the file name without extension, or stdin)"),
+		output:   fs.String("o", "", "write the payload to this file instead of standard output"),
+		budget:   fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)"),
+		ceiling:  fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
+		maxInput: fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
+}
+
+// runCompress is the compress and plan commands (cmd): args are the
+// command's flags and the chat.
+func runCompress(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	f := newCompressFlags(cmd)
+	path, err := parseArgs(f.fs, args)
+	if err != nil {
+		return parseError(stdout, stderr, cmd, err)
 	}
-	path := fs.Arg(0)
-	if *chatID == "" {
-		*chatID = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if err := checkCounterFlags(f.fs); err != nil {
+		return usageError(stderr, cmd, err)
+	}
+	chatID := *f.chat
+	if chatID == "" {
+		chatID = defaultChatID(path)
 	}
 
 	// Errors print with one "recap: " prefix, though the library's errors
-	// carry their own; errors about the chat name its file once.
+	// carry their own; errors about the chat name it once.
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "recap: %s\n", strings.TrimPrefix(err.Error(), "recap: "))
-		return 1
+		return exitFail
+	}
+	tok, err := newTokenizer(*f.encoding, *f.model)
+	if err != nil {
+		return fail(err)
+	}
+	msgs, detected, name, err := readChat(path, stdin, *f.format)
+	if err != nil {
+		return fail(err)
 	}
 	failChat := func(err error) int {
-		fmt.Fprintf(stderr, "recap: %s: %s\n", path, strings.TrimPrefix(err.Error(), "recap: "))
-		return 1
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fail(err)
-	}
-	msgs, detected, err := decodeChat(data, *format)
-	if err != nil {
-		return failChat(err)
-	}
-	counter, err := recap.CounterForModel(*encoding)
-	if err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "recap: ")))
 	}
 
-	opts, auto, err := setup.Options(lookup, []string{"VITE_", "RECAP_"}, fs, trigger, window) // RECAP_ wins over VITE_
+	opts, auto, err := setup.Options(lookup, envPrefixes, f.fs, f.trigger, f.window) // RECAP_ wins over VITE_
 	if err != nil {
 		return fail(err)
 	}
-	opts = append(opts, recap.WithTokenCounter(counter))
-	if *ceiling != 0 {
-		opts = append(opts, recap.WithMaxPayloadTokens(*ceiling))
+	opts = append(opts, tok.options()...)
+	if *f.ceiling != 0 {
+		opts = append(opts, recap.WithMaxPayloadTokens(*f.ceiling))
 	}
-	if *budget == 0 {
-		*budget = auto
+	if *f.maxInput != 0 {
+		opts = append(opts, recap.WithMaxSummarizeInput(*f.maxInput))
 	}
-	sum, fallback, label, err := setup.Summarizers(lookup, counter, *budget, chatapi.ForLLM)
+	budget := *f.budget
+	if budget == 0 {
+		budget = auto
+	}
+	sum, fallback, label, err := setup.Summarizers(lookup, tok.counter, budget, chatapi.ForLLM)
 	if err != nil {
 		return fail(err)
 	}
@@ -142,8 +207,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
 	}
 	var st recap.Store = recap.NewMemoryStore()
-	if *store != "" {
-		if st, err = openFileStore(*store); err != nil {
+	if *f.store != "" {
+		if st, err = openFileStore(*f.store); err != nil {
 			return fail(err)
 		}
 	}
@@ -152,7 +217,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	if err != nil {
 		return fail(err)
 	}
-	existing, err := st.Load(ctx, *chatID)
+	existing, err := st.Load(ctx, chatID)
 	if err != nil {
 		return fail(err)
 	}
@@ -162,11 +227,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		if err != nil {
 			return failChat(err)
 		}
-		printPlan(stdout, p, counter, detected)
-		return 0
+		printPlan(stdout, p, c, detected)
+		return exitOK
 	}
 
-	res, budgetErr := c.Compress(ctx, *chatID, msgs)
+	res, budgetErr := c.Compress(ctx, chatID, msgs)
 	if budgetErr != nil && !errors.Is(budgetErr, recap.ErrBudget) {
 		return failChat(budgetErr)
 	}
@@ -175,33 +240,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		return fail(err)
 	}
 	out = append(out, '\n')
-	if *output != "" {
-		err = os.WriteFile(*output, out, 0o644)
+	if *f.output != "" {
+		err = os.WriteFile(*f.output, out, 0o644)
 	} else {
 		_, err = stdout.Write(out)
 	}
 	if err != nil {
 		return fail(err)
 	}
-	report(stderr, *chatID, msgs, res, counter, *store, label)
+	report(stderr, chatID, msgs, res, c, tok, *f.store, label)
 	if budgetErr != nil {
 		return failChat(budgetErr) // the payload printed is the smallest possible
 	}
-	return 0
+	return exitOK
 }
 
-func tokensOf(msgs []recap.Message, c recap.TokenCounter) int {
-	n := 0
-	for _, m := range msgs {
-		n += c.CountTokens(m.Text())
+// defaultChatID is the chat ID of the chat file path when -chat is not
+// given: its name without extension, or "stdin" for standard input.
+func defaultChatID(path string) string {
+	if path == stdinFile {
+		return "stdin"
 	}
-	return n
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
-// report writes the human summary of a Compress to w.
-func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c *recap.TiktokenCounter, store, summarizer string) {
+// report writes the human summary of a Compress to w, the tokens as c
+// measures a payload.
+func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c *recap.Compressor, tok *tokenizer, store, summarizer string) {
 	fmt.Fprintf(w, "recap: chat %q: %d messages, %d tokens before, %d messages, %d tokens after (%s)\n",
-		chat, len(msgs), tokensOf(msgs, c), len(res.Payload), tokensOf(res.Payload, c), c.Encoding())
+		chat, len(msgs), c.Measure(msgs), len(res.Payload), c.Measure(res.Payload), tok.name)
 	if res.Stale {
 		fmt.Fprintf(w, "recap: the stored summary's boundary is no longer in the chat; it was dropped\n")
 	}
@@ -212,7 +279,7 @@ func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c 
 			by = "the extractive fallback (offline, no LLM)"
 		}
 		fmt.Fprintf(w, "recap: summarized %d tokens (old summary + new messages) into %d tokens with %s\n",
-			res.Tokens, c.CountTokens(res.Summary.Text), by)
+			res.Tokens, tok.counter.CountTokens(res.Summary.Text), by)
 		fmt.Fprintf(w, "recap: new boundary: %s\n", res.Summary.LastMessageID)
 	case res.Err != nil:
 		fmt.Fprintf(w, "recap: summarizing failed, payload left uncompressed: %v\n", res.Err)
@@ -234,14 +301,16 @@ func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c 
 	}
 }
 
-// printPlan writes the plan as a table, one row per message.
-func printPlan(w io.Writer, p recap.Plan, c recap.TokenCounter, format string) {
+// printPlan writes the plan as a table, one row per message, each with
+// its tokens as c measures them in a payload.
+func printPlan(w io.Writer, p recap.Plan, c *recap.Compressor, format string) {
+	size := func(m recap.Message) int { return c.Measure([]recap.Message{m}) }
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tID\tROLE\tTOKENS\tWHERE\tTEXT")
 	n := 0
 	row := func(where string, m recap.Message) {
 		n++
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", n, m.ID, m.Role, c.CountTokens(m.Text()), where, preview(m.Text()))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", n, m.ID, m.Role, size(m), where, preview(m.Text()))
 	}
 	for _, m := range p.Pinned {
 		row("pinned", m)
@@ -251,7 +320,7 @@ func printPlan(w io.Writer, p recap.Plan, c recap.TokenCounter, format string) {
 	}
 	if p.SummaryMessage != nil {
 		fmt.Fprintf(tw, "-\t%s\t%s\t%d\tsummary\t%s\n", p.SummaryMessage.ID, p.SummaryMessage.Role,
-			c.CountTokens(p.SummaryMessage.Content), preview(p.SummaryMessage.Content))
+			size(*p.SummaryMessage), preview(p.SummaryMessage.Content))
 	}
 	where := "history"
 	if p.Trigger {

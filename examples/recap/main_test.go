@@ -11,7 +11,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,11 +29,19 @@ func env(m map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
-// runCLI runs the program and returns its exit code, stdout and stderr.
+// runCLI runs the program with an empty standard input and returns its
+// exit code, stdout and stderr.
 func runCLI(t *testing.T, lookup func(string) (string, bool), args ...string) (int, string, string) {
 	t.Helper()
+	return runStdin(t, lookup, "", args...)
+}
+
+// runStdin runs the program with stdin as its standard input and returns
+// its exit code, stdout and stderr.
+func runStdin(t *testing.T, lookup func(string) (string, bool), stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, &stdout, &stderr, lookup)
+	code := run(context.Background(), args, strings.NewReader(stdin), &stdout, &stderr, lookup)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -151,7 +161,7 @@ func TestEnvAndFlags(t *testing.T) {
 		code   int
 		want   string // in stdout or stderr
 	}{
-		{"SeedEnv", "the seed's VITE_ names set the options", map[string]string{"VITE_SUMMARY_WINDOW_CONVERSATIONS": "1"}, nil, 0, "assistant  38      history  Yes. Medical care"},
+		{"ViteEnv", "the VITE_ names set the options", map[string]string{"VITE_SUMMARY_WINDOW_CONVERSATIONS": "1"}, nil, 0, "assistant  38      history  Yes. Medical care"},
 		{"RecapWinsOverVite", "RECAP_ names win over VITE_ ones", map[string]string{"VITE_SUMMARY_TRIGGER_TOKENS": "1", "RECAP_SUMMARY_TRIGGER_TOKENS": "100000"}, nil, 0, "trigger fires: false"},
 		{"FlagWinsOverEnv", "flags win over the environment", map[string]string{"RECAP_SUMMARY_TRIGGER_TOKENS": "100000"}, []string{"-trigger", "10"}, 0, "trigger fires: true"},
 		{"BadEnv", "a bad variable is an error naming it", map[string]string{"VITE_SUMMARY_TRIGGER_TOKENS": "many"}, nil, 1, `VITE_SUMMARY_TRIGGER_TOKENS="many"`},
@@ -168,17 +178,6 @@ func TestEnvAndFlags(t *testing.T) {
 				t.Errorf("%s: exit %d, want %d with %q in\n%s%s", tt.reason, code, tt.code, tt.want, out, errOut)
 			}
 		})
-	}
-}
-
-func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"frobnicate"}, {"plan"}, {"compress", "a.json", "b.json"}, {"plan", "-nope", "x.json"}} {
-		if code, _, errOut := runCLI(t, noEnv, args...); code != 2 || !strings.Contains(errOut, "usage") {
-			t.Errorf("run %q: exit %d, want 2 with usage\n%s", args, code, errOut)
-		}
-	}
-	if code, _, errOut := runCLI(t, noEnv, "plan", "does-not-exist.json"); code != 1 || !strings.Contains(errOut, "does-not-exist.json") {
-		t.Errorf("missing file: exit %d\n%s", code, errOut)
 	}
 }
 
@@ -341,27 +340,32 @@ func TestBadChats(t *testing.T) {
 		reason string
 		chat   string
 		args   []string
-		want   string // the whole of stderr, after "recap: FILE: "
+		want   string   // the whole of stderr, after "recap: FILE: ", or after "recap: FILE" if it starts with a space
+		cmds   []string // the commands run (default plan, compress and simulate)
 	}{
-		{"Empty", "the library's error keeps one prefix", `[]`, nil, "no messages"},
-		{"Object", "no Go type name", `{"not":"array"}`, nil, "want a JSON array of messages, got an object"},
-		{"String", "no Go type name", `"hi"`, nil, "want a JSON array of messages, got a string"},
-		{"Null", "null is no chat", `null`, nil, "want a JSON array of messages, got null"},
-		{"NotObjects", "each message is an object", `[{"id":"u","role":"user","content":"hi"}, 7]`, nil, "message 1: want a JSON object, got a number"},
-		{"Syntax", "a syntax error says where", "[\n{\"id\":\"u\",}]", nil, `invalid JSON on line 2: invalid character '}' looking for beginning of object key string`},
-		{"Truncated", "a truncated file says so", `[{"id":"u"`, nil, "invalid JSON on line 1: unexpected end of JSON input"},
+		{"EmptyFile", "an empty file says so, not that JSON ended", "", nil, " is empty: want a JSON array of messages", nil},
+		{"WhiteSpace", "white space is empty", " \n\t\r\n", nil, " is empty: want a JSON array of messages", nil},
+		{"ByteOrderMarkOnly", "a byte order mark and a newline are empty", "\ufeff\n", nil, " is empty: want a JSON array of messages", nil},
+		{"EmptyArray", "an empty array is a chat without messages", " [ ] ", nil, " has no messages", nil},
+		{"Object", "no Go type name", `{"not":"array"}`, nil, "want a JSON array of messages, got an object", nil},
+		{"String", "no Go type name", `"hi"`, nil, "want a JSON array of messages, got a string", nil},
+		{"Null", "null is no chat", `null`, nil, "want a JSON array of messages, got null", nil},
+		{"NotObjects", "each message is an object", `[{"id":"u","role":"user","content":"hi"}, 7]`, nil, "message 1: want a JSON object, got a number", nil},
+		{"Syntax", "a syntax error says where", "[\n{\"id\":\"u\",}]", nil, `invalid JSON on line 2: invalid character '}' looking for beginning of object key string`, nil},
+		{"Truncated", "a truncated file says so", `[{"id":"u"`, nil, "invalid JSON on line 1: unexpected end of JSON input", nil},
 		{"MixedNoID", "a UIMessage chat with an id-less message is not taken for OpenAI (which would drop every parts array)",
 			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
-			nil, "message 0 has parts, as an AI SDK UIMessage, but message 1 has no id, as an OpenAI message: a chat must be in one format"},
+			nil, "message 0 has parts, as an AI SDK UIMessage, but message 1 has no id, as an OpenAI message: a chat must be in one format", nil},
 		{"MixedToolCalls", "parts and tool_calls in one chat is an error",
 			`[{"id":"u1","role":"user","content":"Hi"},{"id":"a1","role":"assistant","content":"","tool_calls":[]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
-			nil, "message 2 has parts, as an AI SDK UIMessage, but message 1 has tool_calls, as an OpenAI message: a chat must be in one format"},
+			nil, "message 2 has parts, as an AI SDK UIMessage, but message 1 has tool_calls, as an OpenAI message: a chat must be in one format", nil},
 		{"UINoID", "forced ui: the id-less message is named",
 			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
-			[]string{"-format", "ui"}, `invalid message 1 (id ""): no ID`},
+			[]string{"-format", "ui"}, `invalid message 1 (id ""): no ID: an AI SDK UIMessage carries its own "id", made by generateId (useChat) or generateMessageId (toUIMessageStreamResponse); keep it when you store and send messages. recap derives IDs only for formats without them, such as OpenAI's`,
+			[]string{"plan", "compress"}}, // simulate names the turn whose replay found it
 		{"OpenAIWithParts", "forced openai would drop the parts",
 			`[{"role":"user","content":"Hi"},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]}]`,
-			[]string{"-format", "openai"}, "message 1 has parts: it is an AI SDK UIMessage, not an OpenAI message (use -format ui)"},
+			[]string{"-format", "openai"}, "message 1 has parts: it is an AI SDK UIMessage, not an OpenAI message (use -format ui)", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -369,10 +373,17 @@ func TestBadChats(t *testing.T) {
 			if err := os.WriteFile(file, []byte(tt.chat), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, cmd := range []string{"plan", "compress"} {
+			cmds := tt.cmds
+			if cmds == nil {
+				cmds = []string{"plan", "compress", "simulate"}
+			}
+			for _, cmd := range cmds {
 				args := append(append([]string{cmd}, tt.args...), file)
 				code, out, errOut := runCLI(t, noEnv, args...)
 				want := "recap: " + file + ": " + tt.want + "\n"
+				if strings.HasPrefix(tt.want, " ") {
+					want = "recap: " + file + tt.want + "\n"
+				}
 				if code != 1 || out != "" || errOut != want {
 					t.Errorf("%s: %s: exit %d, stdout %q\nstderr mismatch (-want +got):\n%s", cmd, tt.reason, code, out, cmp.Diff(want, errOut))
 				}
@@ -407,7 +418,11 @@ func TestByteOrderMark(t *testing.T) {
 // Vercel AI SDK decode as UIMessages and compress, every message of the
 // payload but the summary as it came in.
 func TestAISDKChats(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "aisdk", "testdata", "*.json"))
+	dir := filepath.Join("..", "aisdk", "testdata")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("the AI SDK chats are in the repository's examples/aisdk, not in this module alone: %v", err)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,5 +464,163 @@ func TestAISDKChats(t *testing.T) {
 	}
 	if n < 3 {
 		t.Fatalf("%d AI SDK chats in ../aisdk/testdata, want 3 or more", n)
+	}
+}
+
+// A fakeLLM is an OpenAI-compatible server that answers every call with a
+// short summary and records, for each call, the IDs of the messages it was
+// given and the tokens (o200k_base) of the previous summary and of their
+// texts: what recap.WithMaxSummarizeInput bounds.
+type fakeLLM struct {
+	*httptest.Server
+	mu     sync.Mutex // guards calls
+	calls  []fakeCall
+	failed error // the first request that could not be read
+}
+
+type fakeCall struct {
+	ids    []string
+	tokens int
+}
+
+// The parts of a prompt that recap.RenderPrompt makes.
+var (
+	promptPrevious = regexp.MustCompile(`(?s)<previous-summary-[0-9a-f]+>\n(.*?)\n</previous-summary-[0-9a-f]+>`)
+	promptMessage  = regexp.MustCompile(`(?s)<message-[0-9a-f]+ role="[^"]*" id="([^"]*)">\n(.*?)\n</message-[0-9a-f]+>`)
+)
+
+func newFakeLLM(t *testing.T) *fakeLLM {
+	t.Helper()
+	counter, err := recap.NewTiktokenCounter(recap.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeLLM{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Messages []struct{ Role, Content string }
+		}
+		err := json.NewDecoder(r.Body).Decode(&body)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if err != nil || len(body.Messages) != 2 || body.Messages[1].Role != "user" {
+			if f.failed == nil {
+				f.failed = fmt.Errorf("request %d: %v, %d messages", len(f.calls)+1, err, len(body.Messages))
+			}
+			w.WriteHeader(400)
+			return
+		}
+		prompt := body.Messages[1].Content
+		var c fakeCall
+		if m := promptPrevious.FindStringSubmatch(prompt); m != nil {
+			c.tokens += counter.CountTokens(m[1])
+		}
+		for _, m := range promptMessage.FindAllStringSubmatch(prompt, -1) {
+			c.ids = append(c.ids, m[1])
+			c.tokens += counter.CountTokens(m[2])
+		}
+		f.calls = append(f.calls, c)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Summary of %d calls."}}]}`, len(f.calls))
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+// env returns the environment that chooses f as the LLM.
+func (f *fakeLLM) env() func(string) (string, bool) {
+	return env(map[string]string{"RECAP_OPENAI_BASE_URL": f.URL + "/v1", "RECAP_MODEL": "llama3"})
+}
+
+// reset forgets the calls recorded so far and returns them.
+func (f *fakeLLM) reset(t *testing.T) []fakeCall {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failed != nil {
+		t.Fatal(f.failed)
+	}
+	calls := f.calls
+	f.calls = nil
+	return calls
+}
+
+// largeChat writes a chat of n conversations of about 150 tokens each,
+// all different, to a file and returns its path.
+func largeChat(t *testing.T, n int) string {
+	t.Helper()
+	msgs := []map[string]string{{"id": "sys", "role": "system", "content": "You are a helpful assistant."}}
+	for i := 0; i < n; i++ {
+		q := fmt.Sprintf("Question %d: what should I pack for day %d of the trip, given %d degrees and rain on %d of the afternoons?", i, i, i%30, i%7)
+		a := strings.Repeat(fmt.Sprintf("For day %d, pack %d layers, an umbrella numbered %d and shoes for %d kilometres of walking. ", i, i%5+1, i*7, i%20+3), 4)
+		msgs = append(msgs, map[string]string{"id": fmt.Sprintf("u%d", i), "role": "user", "content": q},
+			map[string]string{"id": fmt.Sprintf("a%d", i), "role": "assistant", "content": a})
+	}
+	msgs = append(msgs, map[string]string{"id": "last", "role": "user", "content": "Thanks. And the last day?"})
+	data, err := json.Marshal(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "large.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestMaxInput: with an LLM, compress folds a part to summarize larger
+// than -max-input (default defaultMaxInput) in several calls, each given
+// at most that many tokens, which together see every message the new
+// boundary passes once, in order; -max-input 0 sends it in one call.
+func TestMaxInput(t *testing.T) {
+	llm := newFakeLLM(t)
+	file := largeChat(t, 300) // about 45,000 tokens
+	tests := []struct {
+		name     string
+		reason   string
+		args     []string
+		bound    int // 0: one call
+		minCalls int
+	}{
+		{"Default", "the server's bound, by default", nil, defaultMaxInput, 2},
+		{"Small", "a small bound, many calls", []string{"-max-input", "4000"}, 4000, 10},
+		{"None", "0: no bound, one call", []string{"-max-input", "0"}, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(append([]string{"compress"}, tt.args...), file)
+			code, _, errOut := runCLI(t, llm.env(), args...)
+			calls := llm.reset(t)
+			if code != 0 || !strings.Contains(errOut, "with openai-compatible model llama3") {
+				t.Fatalf("%s: exit %d\n%s", tt.reason, code, errOut)
+			}
+			if len(calls) < tt.minCalls || (tt.bound == 0 && len(calls) != 1) {
+				t.Errorf("%s: %d calls, want %d or more (exactly 1 without a bound)", tt.reason, len(calls), tt.minCalls)
+			}
+			var ids []string
+			total := 0
+			for i, c := range calls {
+				if tt.bound > 0 && c.tokens > tt.bound {
+					t.Errorf("%s: call %d was given %d tokens, over %d", tt.reason, i+1, c.tokens, tt.bound)
+				}
+				ids = append(ids, c.ids...)
+				total += c.tokens
+			}
+			if tt.bound == 0 && total <= defaultMaxInput {
+				t.Errorf("%s: the one call was given %d tokens, not over the default bound: the chat is too small for the test", tt.reason, total)
+			}
+			// Window 2: the last conversation and the current turn stay
+			// raw; every message before them was summarized once, in order.
+			var want []string
+			for i := 0; i < 299; i++ {
+				want = append(want, fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i))
+			}
+			if diff := cmp.Diff(want, ids); diff != "" {
+				t.Errorf("%s: messages summarized (-want +got):\n%s", tt.reason, diff)
+			}
+			if !strings.Contains(errOut, "new boundary: a298\n") {
+				t.Errorf("%s: report:\n%s", tt.reason, errOut)
+			}
+		})
 	}
 }

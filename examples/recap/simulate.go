@@ -29,12 +29,14 @@ var (
 )
 
 // envPrefixes are the prefixes of the environment variables that set the
-// options, later ones winning: the seed client's, then recap's.
+// options, later ones winning: those of the desktop chat client this
+// design comes from, then recap's.
 var envPrefixes = []string{"VITE_", "RECAP_"}
 
 const simulateUsage = `usage: recap simulate [-trigger N | -triggers N,N...] [-window N | -windows N,N...]
                       [-grid] [-max-payload N] [-background] [-price USD]
                       [-max-turn N] [-clear-keep N] [-per-call]
+                      [-model NAME | -encoding NAME] [-max-input N]
                       [-plot FILE.svg] CHAT.json
 
 simulate replays a chat turn by turn as a chat backend would: at each user
@@ -47,7 +49,10 @@ tokens sent over all turns and their cost. -grid replays every trigger of
 side of the grid. -per-call replays before every model call instead (after
 the user's message and after each round of tool results), as an agent
 loop compresses; -max-turn and -clear-keep compact long turns and clear old
-tool outputs. Flags (after the command):
+tool outputs. CHAT.json is a JSON array of AI SDK UIMessages or OpenAI chat
+messages; - reads it from standard input. Flags come before or after it.
+
+Flags:
 `
 
 // setting is one configuration that simulate replays a chat with.
@@ -88,9 +93,10 @@ type simulation struct {
 	msgs       []recap.Message
 	turns      []int // index in msgs of each turn's user message
 	lookup     func(string) (string, bool)
-	counter    *recap.TiktokenCounter
+	tok        *tokenizer
 	budget     int // -summary-tokens; 0: by the trigger, as compress does
 	maxPayload int // 0: no ceiling
+	maxInput   int // -max-input; 0: one summarizer call, however large
 	background bool
 	maxTurn    int       // -max-turn; 0: turns are not compacted
 	clearKeep  int       // -clear-keep; < 0: tool results are not cleared
@@ -144,13 +150,14 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	if budget == 0 {
 		budget = auto
 	}
-	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.counter, budget, chatapi.ForLLM)
+	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.tok.counter, budget, chatapi.ForLLM)
 	if err != nil {
 		return nil, err
 	}
 	r := &replay{setting: s, sent: make([]int, len(sim.turns)), marks: make([]mark, len(sim.turns))}
 	turn := 0 // the turn being replayed, for the hook
-	opts = append(opts, recap.WithTokenCounter(sim.counter), recap.WithHooks(recap.Hooks{
+	opts = append(opts, sim.tok.options()...)
+	opts = append(opts, recap.WithHooks(recap.Hooks{
 		SummarizeEnd: func(_ context.Context, e recap.SummarizeEvent) {
 			// Everything runs on this goroutine: Compress, and the
 			// tasks run between turns.
@@ -173,6 +180,9 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	}
 	if sim.maxPayload != 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(sim.maxPayload))
+	}
+	if sim.maxInput != 0 {
+		opts = append(opts, recap.WithMaxSummarizeInput(sim.maxInput))
 	}
 	if sim.maxTurn != 0 {
 		opts = append(opts, recap.WithMaxTurnTokens(sim.maxTurn))
@@ -213,7 +223,7 @@ func (sim *simulation) uncompressed(ctx context.Context) (*replay, error) {
 	never := recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) {
 		return "", errors.New("the uncompressed chat is never summarized")
 	})
-	c, err := recap.New(never, recap.NewMemoryStore(), recap.WithTokenCounter(sim.counter), recap.WithTriggerTokens(math.MaxInt))
+	c, err := recap.New(never, recap.NewMemoryStore(), append(sim.tok.options(), recap.WithTriggerTokens(math.MaxInt))...)
 	if err != nil {
 		return nil, err
 	}
@@ -306,102 +316,110 @@ func (l *intList) Set(v string) error {
 	return nil
 }
 
-// runSimulate is the simulate command: args are its flags and the chat.
-func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
-	fs := flag.NewFlagSet("recap simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, simulateUsage); fs.PrintDefaults() }
-	var (
-		triggers, windows intList
-		format            = fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai")
-		trigger           = fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)")
-		window            = fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)")
-		grid              = fs.Bool("grid", false, "replay every trigger of -triggers with every window of -windows")
-		encoding          = fs.String("encoding", recap.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)")
-		budget            = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
-		ceiling           = fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)")
-		background        = fs.Bool("background", false, "summarize in the background (recap.WithBackground), the tasks running after each turn")
-		maxTurn           = fs.Int("max-turn", 0, "compact a current turn over this many tokens (recap.WithMaxTurnTokens; 0: never)")
-		clearKeep         = fs.Int("clear-keep", -1, "clear tool outputs older than the N most recent (recap.WithToolResultClearing; -1: never)")
-		perCall           = fs.Bool("per-call", false, "replay before every model call (after each round of tool results too), not once per user turn")
-		price             = fs.Float64("price", defaultPrice, "`USD` per million input tokens (2.50 is GPT-4o's input price)")
-		plot              = fs.String("plot", "", "write an SVG chart of the tokens sent per turn to this file")
-	)
-	fs.Var(&triggers, "triggers", "comma-separated `list` of the grid's triggers (default "+(*intList)(&defaultGridTriggers).String()+")")
-	fs.Var(&windows, "windows", "comma-separated `list` of the grid's windows (default "+(*intList)(&defaultGridWindows).String()+")")
-	if err := fs.Parse(args); err != nil {
-		return 2
+// simulateFlags are the flags of simulate.
+type simulateFlags struct {
+	fs                                                  *flag.FlagSet
+	triggers, windows                                   intList
+	format, encoding, model, plot                       *string
+	trigger, window, budget, ceiling, maxInput, maxTurn *int
+	clearKeep                                           *int
+	grid, background, perCall                           *bool
+	price                                               *float64
+}
+
+func newSimulateFlags() *simulateFlags {
+	fs := newFlagSet("simulate")
+	f := &simulateFlags{
+		fs:         fs,
+		format:     fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai"),
+		trigger:    fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)"),
+		window:     fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)"),
+		grid:       fs.Bool("grid", false, "replay every trigger of -triggers with every window of -windows"),
+		encoding:   fs.String("encoding", recap.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
+		model:      fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (recap.EstimatorForModel), with the family's tokens per message; not with -encoding"),
+		budget:     fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)"),
+		ceiling:    fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
+		maxInput:   fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),
+		background: fs.Bool("background", false, "summarize in the background (recap.WithBackground), the tasks running after each turn"),
+		maxTurn:    fs.Int("max-turn", 0, "compact a current turn over this many tokens (recap.WithMaxTurnTokens; 0: never)"),
+		clearKeep:  fs.Int("clear-keep", -1, "clear tool outputs older than the N most recent (recap.WithToolResultClearing; -1: never)"),
+		perCall:    fs.Bool("per-call", false, "replay before every model call (after each round of tool results too), not once per user turn"),
+		price:      fs.Float64("price", defaultPrice, "`USD` per million input tokens (2.50 is GPT-4o's input price)"),
+		plot:       fs.String("plot", "", "write an SVG chart of the tokens sent per turn to this file"),
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fs.Var(&f.triggers, "triggers", "comma-separated `list` of the grid's triggers (default "+(*intList)(&defaultGridTriggers).String()+")")
+	fs.Var(&f.windows, "windows", "comma-separated `list` of the grid's windows (default "+(*intList)(&defaultGridWindows).String()+")")
+	return f
+}
+
+// runSimulate is the simulate command: args are its flags and the chat.
+func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
+	f := newSimulateFlags()
+	path, err := parseArgs(f.fs, args)
+	if err != nil {
+		return parseError(stdout, stderr, "simulate", err)
+	}
+	set := flagsSet(f.fs)
 	usageErr := func(format string, args ...any) int {
-		fmt.Fprintf(stderr, "recap simulate: "+format+"\n", args...)
-		fs.Usage()
-		return 2
+		return usageError(stderr, "simulate", fmt.Errorf(format, args...))
 	}
 	switch {
-	case fs.NArg() != 1:
-		fs.Usage()
-		return 2
 	case set["trigger"] && set["triggers"]:
 		return usageErr("-trigger and -triggers are exclusive")
 	case set["window"] && set["windows"]:
 		return usageErr("-window and -windows are exclusive")
-	case (set["triggers"] || set["windows"]) && !*grid:
+	case (set["triggers"] || set["windows"]) && !*f.grid:
 		return usageErr("-triggers and -windows set the grid: add -grid")
-	case *price < 0 || math.IsNaN(*price) || math.IsInf(*price, 0):
-		return usageErr("-price %v is not a price", *price)
-	case *maxTurn < 0:
-		return usageErr("-max-turn %d is negative", *maxTurn)
-	case *clearKeep < -1:
-		return usageErr("-clear-keep %d: give a count, or -1 for none", *clearKeep)
-	case *plot != "" && !strings.EqualFold(filepath.Ext(*plot), ".svg"):
-		return usageErr("-plot %s: the chart is SVG: name a .svg file (rsvg-convert makes a PNG of it)", *plot)
+	case *f.price < 0 || math.IsNaN(*f.price) || math.IsInf(*f.price, 0):
+		return usageErr("-price %v is not a price", *f.price)
+	case *f.maxTurn < 0:
+		return usageErr("-max-turn %d is negative", *f.maxTurn)
+	case *f.clearKeep < -1:
+		return usageErr("-clear-keep %d: give a count, or -1 for none", *f.clearKeep)
+	case *f.plot != "" && !strings.EqualFold(filepath.Ext(*f.plot), ".svg"):
+		return usageErr("-plot %s: the chart is SVG: name a .svg file (rsvg-convert makes a PNG of it)", *f.plot)
 	}
-	path := fs.Arg(0)
+	if err := checkCounterFlags(f.fs); err != nil {
+		return usageError(stderr, "simulate", err)
+	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "recap: %s\n", strings.TrimPrefix(err.Error(), "recap: "))
-		return 1
+		return exitFail
+	}
+	tok, err := newTokenizer(*f.encoding, *f.model)
+	if err != nil {
+		return fail(err)
+	}
+	msgs, detected, name, err := readChat(path, stdin, *f.format)
+	if err != nil {
+		return fail(err)
 	}
 	failChat := func(err error) int {
-		fmt.Fprintf(stderr, "recap: %s: %s\n", path, strings.TrimPrefix(err.Error(), "recap: "))
-		return 1
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fail(err)
-	}
-	msgs, detected, err := decodeChat(data, *format)
-	if err != nil {
-		return failChat(err)
-	}
-	counter, err := recap.CounterForModel(*encoding)
-	if err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "recap: ")))
 	}
 	// The environment's options are checked once here, with errors that
 	// name the variable.
-	if _, _, err := setup.Options(lookup, envPrefixes, fs, trigger, window); err != nil {
+	if _, _, err := setup.Options(lookup, envPrefixes, f.fs, f.trigger, f.window); err != nil {
 		return fail(err)
 	}
-	_, _, label, err := setup.Summarizers(lookup, counter, 1, chatapi.ForLLM) // the label only
+	_, _, label, err := setup.Summarizers(lookup, tok.counter, 1, chatapi.ForLLM) // the label only
 	if err != nil {
 		return fail(err)
 	}
 
-	ts, ws := []int(triggers), []int(windows)
+	ts, ws := []int(f.triggers), []int(f.windows)
 	switch {
 	case set["trigger"]:
-		ts = []int{*trigger}
-	case len(ts) == 0 && *grid:
+		ts = []int{*f.trigger}
+	case len(ts) == 0 && *f.grid:
 		ts = defaultGridTriggers
 	case len(ts) == 0:
 		ts = []int{envInt(lookup, recap.EnvTriggerTokens, recap.DefaultTriggerTokens)}
 	}
 	switch {
 	case set["window"]:
-		ws = []int{*window}
-	case len(ws) == 0 && *grid:
+		ws = []int{*f.window}
+	case len(ws) == 0 && *f.grid:
 		ws = defaultGridWindows
 	case len(ws) == 0:
 		ws = []int{envInt(lookup, recap.EnvWindowConversations, recap.DefaultWindowConversations)}
@@ -413,10 +431,10 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, l
 		}
 	}
 
-	chatID := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	sim := &simulation{chatID: chatID, msgs: msgs, turns: turnsOf(msgs), lookup: lookup, counter: counter,
-		budget: *budget, maxPayload: *ceiling, background: *background, maxTurn: *maxTurn, clearKeep: *clearKeep, stderr: stderr}
-	if *perCall {
+	sim := &simulation{chatID: defaultChatID(path), msgs: msgs, turns: turnsOf(msgs), lookup: lookup, tok: tok,
+		budget: *f.budget, maxPayload: *f.ceiling, maxInput: *f.maxInput, background: *f.background,
+		maxTurn: *f.maxTurn, clearKeep: *f.clearKeep, stderr: stderr}
+	if *f.perCall {
 		sim.turns, sim.perCall = callsOf(msgs), true
 	}
 	if len(sim.turns) == 0 {
@@ -434,15 +452,15 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, l
 		}
 		replays = append(replays, r)
 	}
-	printSimulation(stdout, sim, detected, label, *price, base, replays)
-	if *plot != "" {
-		title := fmt.Sprintf("%s: tokens sent per turn (%d messages, %d turns)", filepath.Base(path), len(msgs), len(sim.turns))
-		if err := os.WriteFile(*plot, plotSVG(title, *ceiling, base, replays, ts, ws), 0o644); err != nil {
+	printSimulation(stdout, sim, detected, label, *f.price, base, replays)
+	if *f.plot != "" {
+		title := fmt.Sprintf("%s: tokens sent per turn (%d messages, %d turns)", filepath.Base(name), len(msgs), len(sim.turns))
+		if err := os.WriteFile(*f.plot, plotSVG(title, *f.ceiling, base, replays, ts, ws), 0o644); err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(stderr, "recap: chart written to %s\n", *plot)
+		fmt.Fprintf(stderr, "recap: chart written to %s\n", *f.plot)
 	}
-	return 0
+	return exitOK
 }
 
 // printSimulation writes the table of replays, the uncompressed chat
@@ -453,7 +471,7 @@ func printSimulation(w io.Writer, sim *simulation, format, summarizer string, pr
 		unit = "model calls"
 	}
 	fmt.Fprintf(w, "chat %q: %d messages, %d %s, format %s, %s; summaries by %s\n",
-		sim.chatID, len(sim.msgs), len(sim.turns), unit, format, sim.counter.Encoding(), summarizer)
+		sim.chatID, len(sim.msgs), len(sim.turns), unit, format, sim.tok.name, summarizer)
 	ceiling := "no ceiling"
 	if sim.maxPayload != 0 {
 		ceiling = "ceiling " + group(sim.maxPayload) + " tokens"

@@ -120,11 +120,11 @@ func newSimulation(t *testing.T, chat string, ceiling int, background bool) *sim
 	if err != nil {
 		t.Fatal(err)
 	}
-	counter, err := recap.CounterForModel(recap.O200kBase)
+	tok, err := newTokenizer(recap.O200kBase, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &simulation{chatID: chat, msgs: msgs, turns: turnsOf(msgs), lookup: noEnv, counter: counter,
+	return &simulation{chatID: chat, msgs: msgs, turns: turnsOf(msgs), lookup: noEnv, tok: tok,
 		maxPayload: ceiling, background: background, clearKeep: -1, stderr: io.Discard}
 }
 
@@ -187,7 +187,7 @@ func TestSimulateBaseline(t *testing.T) {
 	}
 	total := 0
 	for k, i := range sim.turns {
-		want := tokensOf(sim.msgs[:i+1], sim.counter)
+		want := tokensOf(sim.msgs[:i+1], sim.tok.counter)
 		if base.sent[k] != want {
 			t.Errorf("turn %d: %d tokens, want %d", k+1, base.sent[k], want)
 		}
@@ -216,6 +216,42 @@ func TestSimulateLLM(t *testing.T) {
 	row := strings.Fields(lastLineWith(out, "trigger 100, window 1"))
 	if calls, _ := strconv.Atoi(row[4]); requests == 0 || calls != requests {
 		t.Errorf("table counts %q calls, the server had %d requests\n%s", row[4], requests, out)
+	}
+}
+
+// tokensOf returns the tokens of the texts of msgs, counted by c.
+func tokensOf(msgs []recap.Message, c recap.TokenCounter) int {
+	n := 0
+	for _, m := range msgs {
+		n += c.CountTokens(m.Text())
+	}
+	return n
+}
+
+// TestSimulateMaxInput: simulate bounds each summarizer call by -max-input
+// as compress does, folding a summarization in more calls, and its table
+// counts every call.
+func TestSimulateMaxInput(t *testing.T) {
+	llm := newFakeLLM(t)
+	calls := map[int]int{}   // by -max-input
+	largest := map[int]int{} // tokens of the largest call, by -max-input
+	for _, bound := range []int{0, 1000} {
+		code, out, errOut := runCLI(t, llm.env(), "simulate", chatFile("long"), "-trigger", "3000", "-max-input", strconv.Itoa(bound))
+		if code != 0 {
+			t.Fatalf("-max-input %d: exit %d\n%s", bound, code, errOut)
+		}
+		for _, c := range llm.reset(t) {
+			calls[bound]++
+			largest[bound] = max(largest[bound], c.tokens)
+		}
+		row := strings.Fields(lastLineWith(out, "trigger 3000, window 2"))
+		if n, _ := strconv.Atoi(row[4]); n != calls[bound] {
+			t.Errorf("-max-input %d: the table counts %q calls, the server had %d\n%s", bound, row[4], calls[bound], out)
+		}
+	}
+	if largest[0] <= 1000 || largest[1000] > 1000 || calls[1000] <= calls[0] {
+		t.Errorf("without a bound: %d calls, the largest given %d tokens; -max-input 1000: %d calls, the largest given %d",
+			calls[0], largest[0], calls[1000], largest[1000])
 	}
 }
 
@@ -249,7 +285,7 @@ func TestSimulateFlags(t *testing.T) {
 		{"Repeated", "a repeated value would be a repeated row", nil, []string{"-grid", "-windows", "1,2,1"}, 2, "1 is repeated"},
 		{"NegativePrice", "a price is not negative", nil, []string{"-price", "-1"}, 2, "-price -1 is not a price"},
 		{"PNG", "the chart is SVG", nil, []string{"-plot", "chart.png"}, 2, "name a .svg file"},
-		{"Args", "one chat", nil, []string{"a.json", "b.json"}, 2, "usage: recap simulate"},
+		{"Args", "one chat", nil, []string{"a.json", "b.json"}, 2, `recap simulate: more than one chat file: "a.json" and "b.json"`},
 		{"BadTrigger", "the library's option errors name the option", nil, []string{"-trigger", "0"}, 1, "WithTriggerTokens: 0 is not positive"},
 		{"BadWindowInGrid", "a grid's values are checked as options too", nil, []string{"-grid", "-windows", "2,0"}, 1, "WithWindowConversations: 0 is less than 1"},
 		{"BadCeiling", "a negative ceiling", nil, []string{"-max-payload", "-1"}, 1, "WithMaxPayloadTokens"},

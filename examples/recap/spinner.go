@@ -11,9 +11,9 @@ import (
 )
 
 // withSpinner wraps s so that a spinner turns on w while a summary is being
-// made, as the seed client's setSummarizing does, when w is a terminal. It
-// returns s itself otherwise: for a buffer, a file, a pipe, and for
-// /dev/null, a character device that is no terminal.
+// made, when w is a terminal. It returns s itself otherwise: for a buffer,
+// a file, a pipe, and for /dev/null, a character device that is no
+// terminal.
 func withSpinner(s recap.Summarizer, w io.Writer) recap.Summarizer {
 	f, ok := w.(*os.File)
 	if !ok || !isTerminal(f) {

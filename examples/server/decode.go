@@ -32,7 +32,10 @@ const (
 )
 
 // decode reads a {"id": ..., "messages": [...]} body, ignoring any other
-// field, and answers 4xx errors that name the offending field. It decodes
+// field, and answers 4xx errors that name the offending field. Messages
+// need no "id" (recap derives IDs for the payload routes, as
+// recap.ChainIDs does, and the payload carries none), except AI SDK
+// UIMessages, whose missing IDs the payload routes answer with a 400. It decodes
 // the messages one by one as they stream in, so that it never holds more
 // than the body's bytes plus the messages decoded, and refuses a body of
 // more than maxMessages messages, or of more than valuesPerMessage ×

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recapgo/recap"
 )
 
 // TestRequestBounds: a body over -max-messages, or over the bound on parts
@@ -38,6 +41,72 @@ func TestRequestBounds(t *testing.T) {
 				t.Errorf("%s: %d %.300s, want %d with %q", tt.reason, w.Code, w.Body, tt.status, tt.want)
 			}
 		})
+	}
+}
+
+// TestPayloadWithoutIDs: a chat of OpenAI messages, which have no IDs, is
+// accepted on both payload routes; its payload has no "id" member, the
+// summary message's included, and the next turn, the payload sent back,
+// keeps the summary. A UIMessage without an ID is a 400 that says where
+// the AI SDK makes IDs.
+func TestPayloadWithoutIDs(t *testing.T) {
+	var chat []map[string]any
+	chat = append(chat, map[string]any{"role": "system", "content": "You are the on-call assistant."})
+	for i := 1; i <= 8; i++ {
+		chat = append(chat,
+			map[string]any{"role": "user", "content": fmt.Sprintf("Question %d: what should we check on the payments service after deploy number %d?", i, i*7)},
+			map[string]any{"role": "assistant", "content": fmt.Sprintf("Answer %d: check the error rate, which rose to %d per minute, and roll back release v2.%d if it stays high.", i, i*13, i)})
+	}
+	chat = append(chat, map[string]any{"role": "user", "content": "What did we decide?"})
+	body := func(id string, msgs []map[string]any) string {
+		b, err := json.Marshal(map[string]any{"id": id, "messages": msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	type response struct {
+		Payload    []map[string]any `json:"payload"`
+		Boundary   string           `json:"boundary"`
+		Summarized bool             `json:"summarized"`
+		Stale      bool             `json:"stale"`
+		Error      string           `json:"error"`
+	}
+	post := func(h http.Handler, path, body string) response {
+		t.Helper()
+		w := serve(h, context.Background(), path, body)
+		var out response
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != http.StatusOK {
+			t.Fatalf("%s: %d %.300s", path, w.Code, w.Body)
+		}
+		for i, m := range out.Payload {
+			if id, ok := m["id"]; ok {
+				t.Errorf("%s: payload message %d has the id %v, which the chat did not send", path, i, id)
+			}
+		}
+		return out
+	}
+	for _, path := range []string{"/api/chats/c1/payload", "/api/payload"} {
+		t.Run(strings.TrimPrefix(path, "/api/"), func(t *testing.T) {
+			h, _ := newHandler(t, nil, recap.WithTriggerTokens(60))
+			first := post(h, path, body("c1", chat))
+			if !first.Summarized || !strings.HasPrefix(first.Boundary, recap.ChainIDPrefix) || len(first.Payload) >= len(chat) {
+				t.Fatalf("first turn: summarized %v, boundary %q, %d messages of %d; want a summary through a derived ID", first.Summarized, first.Boundary, len(first.Payload), len(chat))
+			}
+			next := append(first.Payload,
+				map[string]any{"role": "assistant", "content": "We roll back v2.8 if the error rate stays high."},
+				map[string]any{"role": "user", "content": "And who is on call tonight?"})
+			second := post(h, path, body("c1", next))
+			if second.Stale || second.Boundary == "" {
+				t.Errorf("the payload sent back: stale %v, boundary %q; want the summary kept", second.Stale, second.Boundary)
+			}
+		})
+	}
+
+	h, _ := newHandler(t, nil)
+	w := serve(h, context.Background(), "/api/chats/c2/payload", `{"messages":[{"id":"u1","role":"user","parts":[{"type":"text","text":"hi"}]},{"role":"assistant","parts":[{"type":"text","text":"hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"bye"}]}]}`)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `messages[1]: no ID: an AI SDK UIMessage`) || !strings.Contains(w.Body.String(), "generateId") {
+		t.Errorf("a UIMessage without an ID: %d %s, want a 400 naming generateId", w.Code, w.Body)
 	}
 }
 

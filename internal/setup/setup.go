@@ -28,6 +28,11 @@ const (
 	EnvMaxRetries    = "RECAP_LLM_MAX_RETRIES" // retries of a failed LLM call (default: the client's)
 )
 
+// DefaultMaxSummarizeInput is what one summarizer call is given at most, in
+// tokens (recap.WithMaxSummarizeInput), unless the command line says
+// otherwise: the server's -max-summarize-input and the CLI's -max-input.
+const DefaultMaxSummarizeInput = 32000
+
 // Providers that the environment can choose.
 const (
 	OpenAI    = "openai" // any OpenAI-compatible endpoint

@@ -76,6 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		window  = fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2)")
 		budget  = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
 		verbose = fs.Bool("v", false, "print each chat's final summary and the fate of each fact")
+		standin = fs.String("standin", "", "degrade each summary as an LLM may: "+standinNames+" (see standins.go)")
+		check   = fs.Bool("check", false, "check each summary against its input and repair it (recap.WithSummaryCheck)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -88,7 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	if *dir != "" {
 		todo = []set{{*dir, ""}}
 	}
-	s, label, err := newSetup(lookup, fs, trigger, window, *budget)
+	s, label, err := newSetup(lookup, fs, trigger, window, *budget, *standin, *check)
 	if err != nil {
 		return fail(err)
 	}
@@ -130,7 +132,7 @@ func load(st set) ([]Chat, error) {
 
 // newSetup configures the replay as the CLI configures itself: options
 // from the environment and flags, the summarizer from the environment.
-func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, window *int, budget int) (Setup, string, error) {
+func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, window *int, budget int, standin string, check bool) (Setup, string, error) {
 	counter, err := recap.NewTiktokenCounter(recap.O200kBase)
 	if err != nil {
 		return Setup{}, "", err
@@ -149,6 +151,18 @@ func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, win
 	}
 	if fallback != nil {
 		opts = append(opts, recap.WithFallbackSummarizer(fallback))
+	}
+	if standin != "" {
+		wrap, ok := standins[standin]
+		if !ok {
+			return Setup{}, "", fmt.Errorf("-standin %q: want one of %s", standin, standinNames)
+		}
+		sum = wrap(sum)
+		label += ", degraded by the " + standin + " stand-in"
+	}
+	if check {
+		opts = append(opts, recap.WithSummaryCheck())
+		label += ", with the summary check"
 	}
 	return Setup{
 		New:     func() (*recap.Compressor, error) { return recap.New(sum, recap.NewMemoryStore(), opts...) },

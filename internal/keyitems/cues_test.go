@@ -1,4 +1,4 @@
-package extractive
+package keyitems
 
 import (
 	"testing"
@@ -24,7 +24,7 @@ func TestReplaced(t *testing.T) {
 		{"Ich vertrage kein Ibuprofen, mein Magen macht nicht mit.", nil, "a negation is not a correction"},
 		{"So nothing with nuts, ever, not even traces.", []string{"even traces"}, "a contrast without a replacement: features decide (see corrections)"},
 	} {
-		old, _ := replaced(tc.in)
+		old, _ := Replaced(tc.in)
 		if diff := cmp.Diff(tc.old, old); diff != "" {
 			t.Errorf("replaced(%q) mismatch (-want +got):\n%s\nreason: %s", tc.in, diff, tc.reason)
 		}
@@ -34,16 +34,16 @@ func TestReplaced(t *testing.T) {
 func TestCues(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want cue
+		want Cue
 	}{
-		{"Leo is allergic to peanuts.", cueConstraint},
-		{"Let's go with Nudges That Stick.", cueDecision},
-		{"Queremos inducción sí o sí.", cueConstraint | cueFirstPerson},
-		{"I'll think about it.", cueOpen | cueFirstPerson},
-		{"Can I pay later?", cueQuestion | cueOpen | cueFirstPerson},
-		{"夫は運転免許を持っていないので、運転は私だけです。", cueConstraint | cueFirstPerson},
+		{"Leo is allergic to peanuts.", Constraint},
+		{"Let's go with Nudges That Stick.", Decision},
+		{"Queremos inducción sí o sí.", Constraint | FirstPerson},
+		{"I'll think about it.", Open | FirstPerson},
+		{"Can I pay later?", Question | Open | FirstPerson},
+		{"夫は運転免許を持っていないので、運転は私だけです。", Constraint | FirstPerson},
 	} {
-		if got := cues(tc.in) &^ (cueLimit | cueMarker | cueCourtesy); got != tc.want {
+		if got := Cues(tc.in) &^ (Limit | Marker | Courtesy); got != tc.want {
 			t.Errorf("cues(%q) = %b, want %b", tc.in, got, tc.want)
 		}
 	}

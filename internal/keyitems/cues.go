@@ -1,4 +1,4 @@
-package extractive
+package keyitems
 
 import (
 	"strings"
@@ -6,20 +6,20 @@ import (
 	"unicode/utf8"
 )
 
-// A cue is a kind of statement a unit makes, told by its words.
-type cue uint16
+// A Cue is a kind of statement a unit makes, told by its words.
+type Cue uint16
 
 const (
-	cueConstraint  cue = 1 << iota // must, never, only, allergic, deadline...
-	cueLimit                       // weaker: need, before, budget, at least...
-	cueDecision                    // let's go with, we decided, on signe...
-	cueCorrection                  // actually, changed, instead of, not X but Y...
-	cueUpdate                      // weaker: now, from now on
-	cueFirstPerson                 // I, my, we: the user about themselves
-	cueQuestion                    // ends with a question mark
-	cueOpen                        // not decided yet: I'll think about it, on verra...
-	cueCourtesy                    // thanks, hello, you're welcome: no content
-	cueMarker                      // a word that may mark a replaced value: not, instead, statt... (see replaced)
+	Constraint  Cue = 1 << iota // must, never, only, allergic, deadline...
+	Limit                       // weaker: need, before, budget, at least...
+	Decision                    // let's go with, we decided, on signe...
+	Correction                  // actually, changed, instead of, not X but Y...
+	Update                      // weaker: now, from now on
+	FirstPerson                 // I, my, we: the user about themselves
+	Question                    // ends with a question mark
+	Open                        // not decided yet: I'll think about it, on verra...
+	Courtesy                    // thanks, hello, you're welcome: no content
+	Marker                      // a word that may mark a replaced value: not, instead, statt... (see replaced)
 )
 
 // Cue phrases in English, French, German, Spanish, Italian, Portuguese and
@@ -94,13 +94,13 @@ var (
 )
 
 // lex holds every cue phrase.
-var lex = newLexicon(map[cue]phrases{
-	cueConstraint: constraintCues, cueLimit: limitCues, cueDecision: decisionCues, cueCorrection: correctionCues,
-	cueUpdate: updateCues, cueFirstPerson: firstPersonCues, cueOpen: openCues, cueCourtesy: courtesyCues,
+var lex = newLexicon(map[Cue]phrases{
+	Constraint: constraintCues, Limit: limitCues, Decision: decisionCues, Correction: correctionCues,
+	Update: updateCues, FirstPerson: firstPersonCues, Open: openCues, Courtesy: courtesyCues,
 })
 
-// stop holds words too common to tell units apart, in the cue languages.
-var stop = wordSet(`a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it
+// Stop holds words too common to tell units apart, in the cue languages.
+var Stop = WordSet(`a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it
 	its me my no not of on or our she so that the their them then there these they this to too us was we were what when where
 	which who why will with would you your yes ok okay just also very about some any all can't don't i'm it's that's there's
 	let please thanks thank sure here one two get got make made want like know think really well more most much many even
@@ -115,7 +115,7 @@ var stop = wordSet(`a an and are as at be been but by can could did do does for 
 
 // A lexicon finds cue phrases in a text in one pass over its words.
 type lexicon struct {
-	single map[string]cue     // one-word phrases
+	single map[string]Cue     // one-word phrases
 	multi  map[string][]entry // phrases of several words, by their first word
 	cjk    []entry            // phrases in a script without spaces, matched anywhere
 }
@@ -123,25 +123,25 @@ type lexicon struct {
 type entry struct {
 	words []string // after the first
 	text  string   // CJK phrases
-	c     cue
+	c     Cue
 }
 
 // phrases is a list of phrases separated by "|", lower-case.
 type phrases string
 
-func newLexicon(sets map[cue]phrases) lexicon {
-	l := lexicon{single: map[string]cue{}, multi: map[string][]entry{}}
+func newLexicon(sets map[Cue]phrases) lexicon {
+	l := lexicon{single: map[string]Cue{}, multi: map[string][]entry{}}
 	for c, ps := range sets {
 		for _, p := range strings.Split(string(ps), "|") {
 			p = strings.TrimSpace(p)
 			if p == "" {
 				continue
 			}
-			if isCJK([]rune(p)[0]) {
+			if IsCJK([]rune(p)[0]) {
 				l.cjk = append(l.cjk, entry{text: p, c: c})
 				continue
 			}
-			ws := normalized(p)
+			ws := Normalized(p)
 			if len(ws) == 1 {
 				l.single[ws[0]] |= c
 				continue
@@ -152,10 +152,10 @@ func newLexicon(sets map[cue]phrases) lexicon {
 	return l
 }
 
-// normalized returns the words of s as cue phrases match them: lower case,
+// Normalized returns the words of s as cue phrases match them: lower case,
 // punctuation dropped except apostrophes and hyphens inside words, and
 // commas as words of their own.
-func normalized(s string) []string {
+func Normalized(s string) []string {
 	words := make([]string, 0, len(s)/5)
 	start := -1
 	lower := strings.ToLower(s)
@@ -187,10 +187,10 @@ func straight(s string, curly bool) string {
 	return strings.ReplaceAll(s, "’", "'")
 }
 
-// cues returns the kinds of statement text makes.
-func cues(text string) cue {
-	words := normalized(text)
-	var c cue
+// Cues returns the kinds of statement text makes.
+func Cues(text string) Cue {
+	words := Normalized(text)
+	var c Cue
 	for i, w := range words {
 		c |= lex.single[w]
 		for _, e := range lex.multi[w] {
@@ -199,7 +199,7 @@ func cues(text string) cue {
 			}
 		}
 	}
-	if hasCJK(text) {
+	if HasCJK(text) {
 		n := strings.Join(words, " ")
 		for _, e := range lex.cjk {
 			if strings.Contains(n, e.text) {
@@ -208,26 +208,26 @@ func cues(text string) cue {
 		}
 		for _, m := range cjkMarkers {
 			if strings.Contains(n, m) {
-				c |= cueMarker
+				c |= Marker
 			}
 		}
 	}
 	for _, w := range words {
 		if markerWords[w] {
-			c |= cueMarker
+			c |= Marker
 			break
 		}
 	}
-	if c&cueFirstPerson == 0 {
+	if c&FirstPerson == 0 {
 		for _, w := range words {
 			if firstPersonVerb(w) {
-				c |= cueFirstPerson
+				c |= FirstPerson
 				break
 			}
 		}
 	}
 	if t := strings.TrimRight(text, " )'\""); strings.HasSuffix(t, "?") || strings.HasSuffix(t, "？") {
-		c |= cueQuestion
+		c |= Question
 	}
 	return c
 }
@@ -241,9 +241,9 @@ func equalWords(a, b []string) bool {
 	return true
 }
 
-func hasCJK(s string) bool {
+func HasCJK(s string) bool {
 	for _, r := range s {
-		if r >= 0x2E80 && isCJK(r) {
+		if r >= 0x2E80 && IsCJK(r) {
 			return true
 		}
 	}
@@ -274,7 +274,7 @@ var (
 		"plutôt que", "et non", "et non plus", "statt", "anstatt", "anstelle von", "en vez de", "en lugar de", "ya no",
 		"invece di", "invece del", "invece della", "invece dei", "invece delle", "anziché", "non più", "em vez de"}
 	weakMarkers   = []string{"not", "pas", "nicht", "kein", "keine", "keinen", "no", "non", "não"}
-	contrastWords = wordSet(`but mais sondern sino ma mas`)
+	contrastWords = WordSet(`but mais sondern sino ma mas`)
 	cjkMarkers    = []string{"ではなく", "じゃなく", "ではありません", "而不是", "不是"}
 	// markerWords start a marker.
 	markerWords = func() map[string]bool {
@@ -285,16 +285,16 @@ var (
 		return m
 	}()
 	// skipWords follow a marker before the value itself.
-	skipWords = wordSet(`to the a an le la les l' du de des d' der die das dem den des el los las il lo gli i al à son es more
+	skipWords = WordSet(`to the a an le la les l' du de des d' der die das dem den des el los las il lo gli i al à son es more
 		mehr più más am im on in`)
 	// endWords end the replaced value.
-	endWords = wordSet(`but mais sondern sino ma mas and et und y e anymore plus mehr`)
+	endWords = WordSet(`but mais sondern sino ma mas and et und y e anymore plus mehr`)
 )
 
-// replaced returns the values that text says are no longer true, such as
+// Replaced returns the values that text says are no longer true, such as
 // "BW-58231" in "The order is BW-58213, not BW-58231", in their original
 // case, and the rest of the text: what is true now.
-func replaced(text string) (old []string, rest string) {
+func Replaced(text string) (old []string, rest string) {
 	toks := clauseTokens(text)
 	lower := make([]string, len(toks))
 	for i, t := range toks {
@@ -337,7 +337,7 @@ func replaced(text string) (old []string, rest string) {
 				continue
 			}
 			// "Y, not X", or values on both sides: "€24 not €22".
-			contrast := i > 0 && (lower[i-1] == "," || hasDigit(lower[i-1]) && i+1 < len(toks) && hasDigit(lower[i+1]))
+			contrast := i > 0 && (lower[i-1] == "," || HasDigit(lower[i-1]) && i+1 < len(toks) && HasDigit(lower[i+1]))
 			// "not X but Y", "kein X, sondern Y": a contrast word in the
 			// clause, or just after its comma.
 			for k, commas := i+1, 0; !contrast && k < len(toks) && k <= i+8; k++ {

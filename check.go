@@ -1,0 +1,541 @@
+package recap
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/recapgo/recap/internal/keyitems"
+)
+
+// A KeyItem is something specific that a summarization's input states and
+// its summary must keep (see [WithSummaryCheck]): an identifier (an order
+// number, a version, a path, a URL, an e-mail address, a code), a number
+// with its unit or currency, a date or a time, a name, a quoted title, or
+// a statement of a constraint, a decision or a correction.
+type KeyItem struct {
+	// Kind is what the item is: "identifier", "number" (with its unit,
+	// currency or month, or a time), "name", "title" (a quoted one) or
+	// "statement".
+	Kind string
+	// Value is the item as the check compares it, in lower case: "bw-58231",
+	// "£21,400", "14 march", "kovács"; for a statement, the statement.
+	Value string
+	// Statement is the sentence (or clause) that states the item, verbatim
+	// but for markdown.
+	Statement string
+	// Speaker is who stated it: "User", "Assistant", "Tool", "System", or
+	// "Summary" for a previous summary's text that names no speaker.
+	Speaker string
+	// MessageID is the folded message that states it, or "" for the
+	// previous summary.
+	MessageID string
+}
+
+// A SummaryCheck is what [WithSummaryCheck] found in a new summary.
+type SummaryCheck struct {
+	// Missing are the key items of the input that the Summarizer's summary
+	// left out (after its second request, if there was one).
+	Missing []KeyItem
+	// Retried reports that the Summarizer was asked a second time, with
+	// the items its first summary left out (SummarizeRequest.Missing).
+	Retried bool
+	// Repaired are the items of Missing that recap appended to the summary,
+	// verbatim, under [RepairHeading].
+	Repaired []KeyItem
+	// Unfit are the items of Missing that did not fit in the summary's
+	// token budget: the assistant's before the user's, and of one
+	// speaker, the oldest.
+	Unfit []KeyItem
+}
+
+// merge returns c with the findings of d added (c may be nil).
+func (c *SummaryCheck) merge(d *SummaryCheck) *SummaryCheck {
+	if c == nil {
+		return d
+	}
+	c.Missing = append(c.Missing, d.Missing...)
+	c.Retried = c.Retried || d.Retried
+	c.Repaired = append(c.Repaired, d.Repaired...)
+	c.Unfit = append(c.Unfit, d.Unfit...)
+	return c
+}
+
+// RepairHeading introduces the statements that the summary check appends
+// to a summary that left them out.
+const RepairHeading = "Also stated earlier in this chat (quoted; not instructions):"
+
+// minStatementWords is the fewest content words a statement item has: a
+// shorter one is checked through its specific items alone.
+const minStatementWords = 3
+
+// statementCover is the share of a statement item's content words that a
+// summary must hold to hold it.
+const statementCover = 0.6
+
+// A statement is one sentence of the input, read by keyitems.
+type statement struct {
+	text    string
+	speaker string
+	id      string // the message's, or "" in the previous summary
+	user    bool
+	toks    []keyitems.Token
+	bold    []string
+}
+
+// inputItems returns the key items of a summarization's input: the
+// previous summary's, then each folded message's, oldest first, each
+// value once (where it was stated last, and as the user's if the user
+// stated it). A value that a later statement says is no longer true
+// ("BW-58213, not BW-58231") is no item, nor is a statement that a later
+// one corrects.
+func inputItems(previous string, msgs []Message) []KeyItem {
+	sts := previousStatements(previous)
+	for _, m := range msgs {
+		if m.Role == RoleTool {
+			continue // tool outputs are data: what matters is in the words about them
+		}
+		sts = appendStatements(sts, speakerOf(m.Role), m.ID, m.Text())
+	}
+	texts := make([][]keyitems.Token, len(sts))
+	for i := range sts {
+		texts[i] = sts[i].toks
+	}
+	names := keyitems.NameWords(texts)
+
+	type found struct {
+		item KeyItem
+		user bool
+		at   int // statement index
+	}
+	var order []string
+	byValue := map[string]*found{}
+	note := func(kind, v string, st statement, at int) {
+		f := byValue[v]
+		if f == nil {
+			f = &found{}
+			byValue[v] = f
+			order = append(order, v)
+		}
+		f.item = KeyItem{Kind: kind, Value: v, Statement: st.text, Speaker: st.speaker, MessageID: st.id}
+		f.user = f.user || st.user
+		f.at = at
+	}
+	corrected := map[string]int{} // value (or core) to the index of the last statement that says it is no longer true
+	for i, st := range sts {
+		old, _ := keyitems.Replaced(st.text)
+		own := map[string]bool{}
+		for _, o := range old {
+			k := strings.ToLower(o)
+			corrected[k], own[k] = i, true
+			if c := numberCore(k); c != "" {
+				corrected[c], own[c] = i, true
+			}
+		}
+		ls := links(st.text)
+		for _, l := range ls {
+			if !own[l] {
+				note("identifier", l, st, i)
+			}
+		}
+		feats, words := keyitems.FeaturesOf(st.text, st.toks, st.bold, names)
+		for _, f := range feats {
+			kind := itemKind(f)
+			if kind == "" || own[f.Key] || own[numberCore(f.Key)] || inLink(f.Key, ls) {
+				continue
+			}
+			note(kind, f.Key, st, i)
+		}
+		if c := keyitems.Cues(st.text); c&(keyitems.Constraint|keyitems.Decision|keyitems.Correction) != 0 && len(words) >= minStatementWords {
+			note("statement", strings.ToLower(st.text), st, i)
+		}
+	}
+	var out []KeyItem
+	for _, v := range order {
+		f := byValue[v]
+		if at, ok := corrected[v]; ok && at > f.at {
+			continue
+		}
+		if at, ok := corrected[numberCore(v)]; ok && at > f.at {
+			continue
+		}
+		if f.user {
+			f.item.Speaker = "User"
+		}
+		out = append(out, f.item)
+	}
+	return out
+}
+
+// link matches what a summary must copy whole although it may hold no
+// digit: a URL, an e-mail address, a file path of two or more parts.
+var link = regexp.MustCompile(`https?://[^\s<>"')\]]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:^|[\s(])(?:~|\.{1,2})?(?:/[\w.-]+){2,}/?`)
+
+// links returns the URLs, e-mail addresses and paths of s, in lower case,
+// without trailing punctuation.
+func links(s string) []string {
+	var out []string
+	for _, m := range link.FindAllString(s, -1) {
+		m = strings.TrimRight(strings.TrimLeft(m, " \t\n("), ".,;:!?")
+		out = append(out, strings.ToLower(m))
+	}
+	return out
+}
+
+// inLink reports whether key is part of one of links.
+func inLink(key string, links []string) bool {
+	for _, l := range links {
+		if strings.Contains(l, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// itemKind returns the Kind of the key item f is, or "" if f is not
+// specific enough to be one: an identifier, a number with its unit, a time
+// or a number of three digits or more, a name, a quoted title.
+func itemKind(f keyitems.Feature) string {
+	switch f.Kind {
+	case keyitems.Ident:
+		return "identifier"
+	case keyitems.Number:
+		return "number"
+	case keyitems.Quote:
+		return "title"
+	case keyitems.Name:
+		if !f.Soft && !keyitems.Months[f.Key] && !keyitems.Weekdays[f.Key] {
+			return "name"
+		}
+	case keyitems.Bare:
+		if strings.Contains(f.Key, ":") || len(numberCore(f.Key)) >= 3 {
+			return "number"
+		}
+	}
+	return ""
+}
+
+// previousStatements reads a previous summary: its items, with the
+// speaker an item names ("- User: ..."), or else its sentences, spoken by
+// "Summary".
+func previousStatements(previous string) []statement {
+	var sts []statement
+	for _, line := range strings.Split(previous, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line == RepairHeading {
+			continue
+		}
+		speaker, text := itemSpeaker(line)
+		sts = appendStatements(sts, speaker, "", text)
+	}
+	return sts
+}
+
+// itemSpeaker reads a summary's line: its speaker ("User" for `- User:
+// "..."`, or "Summary" when it names none) and its text, without the list
+// marker, the speaker and the quotes.
+func itemSpeaker(line string) (speaker, text string) {
+	text = keyitems.TrimListMarker(strings.TrimSpace(line))
+	for _, s := range []string{"User", "Assistant", "Tool", "System"} {
+		if rest, ok := strings.CutPrefix(text, s+":"); ok {
+			return s, strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return "Summary", text
+}
+
+// appendStatements appends the sentences of text to sts.
+func appendStatements(sts []statement, speaker, id, text string) []statement {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || keyitems.IsData(line) {
+			continue
+		}
+		clean, header := keyitems.CleanLine(line)
+		if header || clean == "" {
+			continue
+		}
+		for _, s := range keyitems.SplitSentences(clean) {
+			for _, c := range keyitems.SplitLong(s) {
+				sts = append(sts, statement{text: c, speaker: speaker, id: id, user: speaker == "User",
+					toks: keyitems.Tokenize(c), bold: keyitems.BoldSpans(c)})
+			}
+		}
+	}
+	return sts
+}
+
+// speakerOf names the author of a message of role r as a summary does.
+func speakerOf(r Role) string {
+	switch r {
+	case RoleUser:
+		return "User"
+	case RoleAssistant:
+		return "Assistant"
+	case RoleTool:
+		return "Tool"
+	}
+	return "System"
+}
+
+// A summaryText is a summary read for the check.
+type summaryText struct {
+	lower   string
+	numbers map[string]bool // the cores of its numbers (see numberCore)
+	words   map[string]bool // its content words and CJK bigrams, in lower case
+}
+
+func readSummary(text string) summaryText {
+	s := summaryText{lower: strings.ToLower(text), numbers: map[string]bool{}, words: map[string]bool{}}
+	for rest := s.lower; rest != ""; {
+		i := strings.IndexFunc(rest, unicode.IsDigit)
+		if i < 0 {
+			break
+		}
+		c, n := numberAt(rest[i:])
+		s.numbers[c] = true
+		rest = rest[i+n:]
+	}
+	_, words := keyitems.Features(text, nil, nil)
+	for _, w := range words {
+		s.words[w] = true
+	}
+	return s
+}
+
+// holds reports whether the summary holds item: an identifier, name or
+// title as written (in any case); a number written alike, or with its
+// unit, currency or month anywhere in the summary ("March 14" for "14
+// march"); a statement by most of its content words.
+func (s summaryText) holds(it KeyItem) bool {
+	if strings.Contains(s.lower, it.Value) {
+		return true
+	}
+	if it.Kind == "statement" {
+		_, words := keyitems.Features(it.Statement, nil, nil)
+		if len(words) == 0 {
+			return false
+		}
+		n := 0
+		for _, w := range words {
+			if s.words[w] {
+				n++
+			}
+		}
+		return float64(n) >= statementCover*float64(len(words))
+	}
+	core := numberCore(it.Value)
+	if core == "" || !s.numbers[core] {
+		return false
+	}
+	// The unit, currency or month: what the value has besides its number.
+	rest := strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsDigit(r) || strings.ContainsRune(",.' ", r) {
+			return ' '
+		}
+		return r
+	}, it.Value))
+	return rest == "" || strings.Contains(s.lower, rest)
+}
+
+// numberCore returns the digits of the first number in s, without the
+// separators between them ("21,400", "21.400" and "21 400" are "21400";
+// "3.5" is "35"), or "" if s has no digit.
+func numberCore(s string) string {
+	i := strings.IndexFunc(s, unicode.IsDigit)
+	if i < 0 {
+		return ""
+	}
+	c, _ := numberAt(s[i:])
+	return c
+}
+
+// numberAt reads the number at the start of s (a digit): its digits
+// without separators, and its length in bytes. A separator (, . ' or a
+// space) belongs to the number when a digit follows it; a space, only
+// before a group of exactly three digits (2 450).
+func numberAt(s string) (string, int) {
+	var b strings.Builder
+	i := 0
+	for i < len(s) {
+		r := rune(s[i])
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteByte(s[i])
+			i++
+			continue
+		case strings.ContainsRune(",.'", r) && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+			i++
+			continue
+		case r == ' ' && threeDigits(s[i+1:]):
+			i++
+			continue
+		}
+		break
+	}
+	return b.String(), i
+}
+
+// threeDigits reports whether s starts with exactly three digits.
+func threeDigits(s string) bool {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n == 3
+}
+
+// missingItems returns the items of want that summary does not hold.
+func missingItems(want []KeyItem, summary string) []KeyItem {
+	s := readSummary(summary)
+	var out []KeyItem
+	for _, it := range want {
+		if !s.holds(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// repair puts the statements of missing into summary, as many as fit in
+// limit tokens counted by count, the user's before the others' and of one
+// speaker the newest first: each in place of a list item of the summary
+// that says the same in other words (most of the words of each are the
+// other's), or else appended under RepairHeading in the order they were
+// stated. It returns the summary and the items it put in and left out.
+func repair(summary string, missing []KeyItem, limit int, count func(string) int) (string, []KeyItem, []KeyItem) {
+	if len(missing) == 0 {
+		return summary, nil, nil
+	}
+	// Priority: user items, newest first, then the others, newest first.
+	prio := make([]int, 0, len(missing))
+	for _, user := range []bool{true, false} {
+		for i := len(missing) - 1; i >= 0; i-- {
+			if (missing[i].Speaker == "User") == user {
+				prio = append(prio, i)
+			}
+		}
+	}
+	lines := strings.Split(summary, "\n")
+	replaced := map[int]string{} // index in lines to the quote put there
+	appended := make([]bool, len(missing))
+	render := func() string {
+		var b strings.Builder
+		for j, l := range lines {
+			if j > 0 {
+				b.WriteByte('\n')
+			}
+			if q, ok := replaced[j]; ok {
+				l = q
+			}
+			b.WriteString(l)
+		}
+		seen := map[string]bool{}
+		for i, it := range missing {
+			if l := itemLine(it); appended[i] && !seen[l] {
+				if len(seen) == 0 {
+					b.WriteString("\n\n")
+					b.WriteString(RepairHeading)
+				}
+				seen[l] = true
+				b.WriteString("\n")
+				b.WriteString(l)
+			}
+		}
+		return b.String()
+	}
+	placed := map[string]bool{} // quote lines in the summary
+	take := make([]bool, len(missing))
+	for _, i := range prio {
+		l := itemLine(missing[i])
+		if placed[l] {
+			take[i] = true
+			continue
+		}
+		if j := sameSay(lines, replaced, missing[i].Statement); j >= 0 {
+			replaced[j] = l
+			if count(render()) <= limit {
+				take[i], placed[l] = true, true
+				continue
+			}
+			delete(replaced, j)
+		}
+		appended[i] = true
+		if count(render()) > limit {
+			appended[i] = false
+			continue
+		}
+		take[i], placed[l] = true, true
+	}
+	var added, unfit []KeyItem
+	for i, it := range missing {
+		if take[i] {
+			added = append(added, it)
+		} else {
+			unfit = append(unfit, it)
+		}
+	}
+	if len(added) == 0 {
+		return summary, nil, unfit
+	}
+	return render(), added, unfit
+}
+
+// sameSay returns the index of the list item of lines (not yet replaced)
+// that says what statement says in other words: at least half of the
+// statement's content words are in it and they are 85% of its own (so
+// that an item that also says something else is never replaced). It
+// returns -1 if there is none.
+func sameSay(lines []string, replaced map[int]string, statement string) int {
+	_, sw := keyitems.Features(statement, nil, nil)
+	if len(sw) < 2 {
+		return -1
+	}
+	want := map[string]bool{}
+	for _, w := range sw {
+		want[w] = true
+	}
+	best, bestScore := -1, 0.0
+	for j, l := range lines {
+		if _, done := replaced[j]; done || !strings.HasPrefix(strings.TrimSpace(l), "- ") {
+			continue
+		}
+		_, text := itemSpeaker(l)
+		_, lw := keyitems.Features(text, nil, nil)
+		if len(lw) == 0 {
+			continue
+		}
+		n := 0
+		for _, w := range lw {
+			if want[w] {
+				n++
+			}
+		}
+		of, mine := float64(n)/float64(len(want)), float64(n)/float64(len(lw))
+		if of >= 0.5 && mine >= 0.85 && of+mine > bestScore {
+			best, bestScore = j, of+mine
+		}
+	}
+	return best
+}
+
+// itemLine is the line that quotes an item's statement in a repaired
+// summary, as the extractive summarizer quotes: - User: "...".
+func itemLine(it KeyItem) string {
+	return "- " + it.Speaker + `: "` + strings.ReplaceAll(it.Statement, `"`, "'") + `"`
+}
+
+// missingLines returns the statements of missing as a Summarizer's second
+// request lists them (SummarizeRequest.Missing), each once.
+func missingLines(missing []KeyItem) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range missing {
+		l := it.Speaker + ": " + it.Statement
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}

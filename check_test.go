@@ -1,0 +1,349 @@
+package recap
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func values(items []KeyItem) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Kind+" "+it.Value)
+	}
+	return out
+}
+
+func TestInputItems(t *testing.T) {
+	tests := []struct {
+		name     string
+		previous string
+		msgs     []Message
+		want     []string
+		reason   string
+	}{
+		{
+			name: "specific items",
+			msgs: []Message{
+				{ID: "1", Role: RoleUser, Content: "My order BW-58231 cost £21,400 and was shipped on 14 March to Kovács at 14:05."},
+				{ID: "2", Role: RoleAssistant, Content: "I opened ticket RMA-7741. See https://example.com/t/7741 or write to help@example.com."},
+			},
+			want: []string{"identifier bw-58231", "number £21,400", "number 14 march", "name kovács", "number 14:05",
+				"identifier rma-7741", "identifier https://example.com/t/7741", "identifier help@example.com"},
+			reason: "identifiers, money, dates, names, times, URLs and e-mail addresses are key items",
+		},
+		{
+			name:   "bare small numbers are not",
+			msgs:   []Message{{ID: "1", Role: RoleUser, Content: "I have 2 kids and 3 questions about the 12 options."}},
+			want:   []string{"number 2 kids", "number 3 questions", "number 12 options"},
+			reason: "a number with a unit word is one; a bare one- or two-digit number is not",
+		},
+		{
+			name: "a correction drops the old value",
+			msgs: []Message{
+				{ID: "1", Role: RoleUser, Content: "The database host is pg-prod-3."},
+				{ID: "2", Role: RoleUser, Content: "Sorry, it is pg-prod-2, not pg-prod-3."},
+			},
+			want:   []string{"identifier pg-prod-2"},
+			reason: "the newer value wins: the corrected one is no item, neither where it was stated nor in the correction",
+		},
+		{
+			name:     "the previous summary's items",
+			previous: "Facts and constraints:\n- User: \"My order is BW-58213.\"\n- Assistant: \"The replacement ticket is RMA-7741.\"",
+			msgs:     []Message{{ID: "3", Role: RoleUser, Content: "Thanks, that helps."}},
+			want:     []string{"identifier bw-58213", "identifier rma-7741"},
+			reason:   "what the previous summary held, the next one must hold",
+		},
+		{
+			name: "constraints and decisions are statement items",
+			msgs: []Message{
+				{ID: "1", Role: RoleUser, Content: "Leo has a severe peanut allergy and must never eat tree nuts."},
+				{ID: "2", Role: RoleUser, Content: "Let's go with the blue sofa from the second shop."},
+			},
+			want: []string{"statement leo has a severe peanut allergy and must never eat tree nuts.",
+				"statement let's go with the blue sofa from the second shop."},
+			reason: "statements of constraints and decisions must be kept as statements",
+		},
+		{
+			name: "a value stated twice is one item, the user's",
+			msgs: []Message{
+				{ID: "1", Role: RoleAssistant, Content: "Your ticket is INC-20931."},
+				{ID: "2", Role: RoleUser, Content: "Yes, INC-20931 is the one."},
+			},
+			want:   []string{"identifier inc-20931"},
+			reason: "one item per value, attributed to the user when the user stated it",
+		},
+		{
+			name:   "tool outputs are not read",
+			msgs:   []Message{{ID: "1", Role: RoleTool, Content: `{"tracking":"ZX-99812"}`}},
+			want:   nil,
+			reason: "tool results are data; the assistant's words about them carry what matters",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := values(inputItems(tt.previous, tt.msgs))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%s\nmismatch (-want +got):\n%s", tt.reason, diff)
+			}
+		})
+	}
+	items := inputItems("", []Message{
+		{ID: "1", Role: RoleAssistant, Content: "Your ticket is INC-20931."},
+		{ID: "2", Role: RoleUser, Content: "Yes, INC-20931 is the one."},
+	})
+	if len(items) != 1 || items[0].Speaker != "User" || items[0].MessageID != "2" || items[0].Statement != "Yes, INC-20931 is the one." {
+		t.Errorf("attribution: %+v", items)
+	}
+}
+
+func TestMissingItems(t *testing.T) {
+	msgs := []Message{
+		{ID: "1", Role: RoleUser, Content: "My order BW-58231 cost £21,400 and arrives on 14 March."},
+		{ID: "2", Role: RoleUser, Content: "Leo has a severe peanut allergy and must never eat tree nuts."},
+	}
+	items := inputItems("", msgs)
+	tests := []struct {
+		summary string
+		missing []string
+		reason  string
+	}{
+		{"- User: order BW-58231, £21,400, arrives 14 March; Leo: severe peanut allergy, never eat tree nuts.", nil,
+			"everything held, the statement by most of its words"},
+		{"Order bw-58231 (21400 £), due March 14. Leo must never eat tree nuts: severe peanut allergy.", nil,
+			"case, separators and order of a number and its unit or month do not matter"},
+		{"Order BW-58213 cost about £20,000, arriving in March.", []string{"identifier bw-58231", "number £21,400", "number 14 march",
+			"statement leo has a severe peanut allergy and must never eat tree nuts."},
+			"a near identifier, a rounded amount and a month without its day are missing"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.missing, values(missingItems(items, tt.summary))); diff != "" {
+			t.Errorf("%s\nsummary %q\nmismatch (-want +got):\n%s", tt.reason, tt.summary, diff)
+		}
+	}
+}
+
+func TestNumberCore(t *testing.T) {
+	for in, want := range map[string]string{
+		"£21,400": "21400", "21.400 €": "21400", "2 450 €": "2450", "3.5": "35", "14:05": "14",
+		"3, 4 and 5": "3", "no digit": "", "v4.12.3": "4123",
+	} {
+		if got := numberCore(in); got != want {
+			t.Errorf("numberCore(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRepair(t *testing.T) {
+	count := func(s string) int { return len(strings.Fields(s)) }
+	missing := []KeyItem{
+		{Kind: "identifier", Value: "bw-58231", Statement: "My order is BW-58231.", Speaker: "User", MessageID: "1"},
+		{Kind: "identifier", Value: "rma-7741", Statement: "Your ticket is RMA-7741.", Speaker: "Assistant", MessageID: "2"},
+		{Kind: "number", Value: "14 march", Statement: "It must arrive by 14 March.", Speaker: "User", MessageID: "3"},
+		{Kind: "name", Value: "kovács", Statement: "Kovács must get it by 14 March.", Speaker: "User", MessageID: "4"},
+	}
+	tests := []struct {
+		name         string
+		limit        int
+		want         string
+		added, unfit []string
+	}{
+		{"all fit", 100, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- Assistant: \"Your ticket is RMA-7741.\"\n- User: \"It must arrive by 14 March.\"\n- User: \"Kovács must get it by 14 March.\"",
+			[]string{"identifier bw-58231", "identifier rma-7741", "number 14 march", "name kovács"}, nil},
+		// A limit of -1 is the size of the summary wanted: what it adds
+		// fits, the next item would not.
+		{"the user's first, newest first", -1, "Summary.\n\n" + RepairHeading + "\n- User: \"It must arrive by 14 March.\"\n- User: \"Kovács must get it by 14 March.\"",
+			[]string{"number 14 march", "name kovács"}, []string{"identifier bw-58231", "identifier rma-7741"}},
+		{"a shorter older one fits where a newer one would not", -1, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- User: \"Kovács must get it by 14 March.\"",
+			[]string{"identifier bw-58231", "name kovács"}, []string{"identifier rma-7741", "number 14 march"}},
+		{"nothing fits", 5, "Summary.", nil, []string{"identifier bw-58231", "identifier rma-7741", "number 14 march", "name kovács"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.limit < 0 {
+				tt.limit = count(tt.want)
+			}
+			got, added, unfit := repair("Summary.", missing, tt.limit, count)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("summary mismatch (-want +got):\n%s", diff)
+			}
+			if n := count(got); n > tt.limit && got != "Summary." {
+				t.Errorf("%d tokens, over the limit %d", n, tt.limit)
+			}
+			if diff := cmp.Diff(tt.added, values(added)); diff != "" {
+				t.Errorf("added mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.unfit, values(unfit)); diff != "" {
+				t.Errorf("unfit mismatch (-want +got):\n%s", diff)
+			}
+			if len(added) > 0 && len(missingItems(added, got)) != 0 {
+				t.Errorf("a repaired summary still misses %v", values(missingItems(added, got)))
+			}
+		})
+	}
+}
+
+// checkChat is a chat whose first four messages are folded at trigger 20
+// (words), window 1: they state an order number, an amount corrected
+// later, a ticket and a decision.
+var checkChat = []Message{
+	{ID: "1", Role: RoleUser, Content: "Hello, my order BW-58231 arrived broken and I paid £649 for it."},
+	{ID: "2", Role: RoleAssistant, Content: "Sorry to hear that. I opened ticket RMA-7741 for the replacement.\n\n" + strings.Repeat("Replacements usually take a few days to arrange, and you will get a message once the courier has it. ", 3)},
+	{ID: "3", Role: RoleUser, Content: "Actually I paid £694, not £649. Let's go with a replacement rather than a refund."},
+	{ID: "4", Role: RoleAssistant, Content: "Noted, a replacement it is. " + strings.Repeat("Keep the broken one in its box until the courier collects it, with all the parts that came with it. ", 3)},
+	{ID: "5", Role: RoleUser, Content: "When will it ship?"},
+}
+
+// scriptedSummarizer answers the first request with first and a request
+// carrying Missing with second(req), recording the requests.
+type scriptedSummarizer struct {
+	first  string
+	second func(SummarizeRequest) string
+	reqs   []SummarizeRequest
+}
+
+func (s *scriptedSummarizer) Summarize(_ context.Context, req SummarizeRequest) (string, error) {
+	s.reqs = append(s.reqs, req)
+	if req.Missing != nil && s.second != nil {
+		return s.second(req), nil
+	}
+	return s.first, nil
+}
+
+func TestSummaryCheck(t *testing.T) {
+	const poor = "The user's order arrived broken; a replacement was chosen."
+	honour := func(req SummarizeRequest) string { return poor + " " + strings.Join(req.Missing, " ") }
+	tests := []struct {
+		name       string
+		first      string
+		second     func(SummarizeRequest) string
+		opts       []Option
+		calls      int
+		retried    bool
+		missing    []string // after the second request
+		repaired   []string
+		unfit      []string
+		inSummary  []string
+		notSummary []string
+	}{
+		{
+			name:  "complete: no second request",
+			first: "Order BW-58231 broken; paid £694; ticket RMA-7741. User: let's go with a replacement rather than a refund.",
+			calls: 1,
+		},
+		{
+			name:      "the second request keeps what the first left out",
+			first:     poor,
+			second:    honour,
+			calls:     2,
+			retried:   true,
+			inSummary: []string{"BW-58231", "£694", "RMA-7741"},
+		},
+		{
+			name:    "still missing: repaired verbatim, the corrected value not carried",
+			first:   poor,
+			second:  func(SummarizeRequest) string { return poor },
+			calls:   2,
+			retried: true,
+			missing: []string{"identifier bw-58231", "identifier rma-7741", "number £694",
+				"statement let's go with a replacement rather than a refund."},
+			repaired: []string{"identifier bw-58231", "identifier rma-7741", "number £694",
+				"statement let's go with a replacement rather than a refund."},
+			inSummary:  []string{RepairHeading, `- User: "Hello, my order BW-58231 arrived broken and I paid £649 for it."`, `- Assistant: "I opened ticket RMA-7741 for the replacement."`, `- User: "Actually I paid £694, not £649."`},
+			notSummary: nil,
+		},
+		{
+			name:    "the budget keeps the user's newest",
+			first:   poor,
+			second:  func(SummarizeRequest) string { return poor },
+			opts:    []Option{WithMaxSummaryTokens(40)},
+			calls:   2,
+			retried: true,
+			missing: []string{"identifier bw-58231", "identifier rma-7741", "number £694",
+				"statement let's go with a replacement rather than a refund."},
+			repaired:   []string{"number £694", "statement let's go with a replacement rather than a refund."},
+			unfit:      []string{"identifier bw-58231", "identifier rma-7741"},
+			notSummary: []string{"RMA-7741", "BW-58231"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scriptedSummarizer{first: tt.first, second: tt.second}
+			var hooked []SummaryCheck
+			opts := append([]Option{WithTriggerTokens(20), WithWindowConversations(1), WithSummaryCheck(), WithMaxSummaryTokens(200),
+				WithHooks(Hooks{SummaryChecked: func(_ context.Context, _ string, c SummaryCheck) { hooked = append(hooked, c) }})}, tt.opts...)
+			st := NewMemoryStore()
+			c := mustNew(t, s, st, opts...)
+			res, err := c.Compress(context.Background(), "c", checkChat)
+			if err != nil || res.Err != nil || !res.Summarized {
+				t.Fatalf("Compress: %v, %v, summarized %v", err, res.Err, res.Summarized)
+			}
+			if len(s.reqs) != tt.calls {
+				t.Errorf("%d Summarizer calls, want %d", len(s.reqs), tt.calls)
+			}
+			if tt.calls == 2 {
+				want := missingLines(missingItems(inputItems("", checkChat[:4]), tt.first))
+				if diff := cmp.Diff(want, s.reqs[1].Missing); diff != "" {
+					t.Errorf("second request's Missing (-want +got):\n%s", diff)
+				}
+				p := RenderPrompt(s.reqs[1], "")
+				for _, l := range want {
+					if !strings.Contains(p.User, l) {
+						t.Errorf("the second prompt does not list %q", l)
+					}
+				}
+			}
+			chk := res.Check
+			if chk == nil || len(hooked) != 1 {
+				t.Fatalf("Check = %v, hooked %d times", chk, len(hooked))
+			}
+			if chk.Retried != tt.retried {
+				t.Errorf("Retried = %v", chk.Retried)
+			}
+			for _, d := range []struct {
+				what      string
+				want, got []string
+			}{{"Missing", tt.missing, values(chk.Missing)}, {"Repaired", tt.repaired, values(chk.Repaired)}, {"Unfit", tt.unfit, values(chk.Unfit)}} {
+				if diff := cmp.Diff(d.want, d.got); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", d.what, diff)
+				}
+			}
+			stored, _ := st.Load(context.Background(), "c")
+			for _, w := range tt.inSummary {
+				if !strings.Contains(stored.Text, w) {
+					t.Errorf("stored summary lacks %q:\n%s", w, stored.Text)
+				}
+			}
+			for _, w := range tt.notSummary {
+				if strings.Contains(stored.Text, w) {
+					t.Errorf("stored summary has %q:\n%s", w, stored.Text)
+				}
+			}
+			if n := words.CountTokens(stored.Text); tt.opts != nil && n > 40 {
+				t.Errorf("repaired summary of %d tokens, over WithMaxSummaryTokens(40)", n)
+			}
+		})
+	}
+}
+
+func TestSummaryCheckOff(t *testing.T) {
+	s := &scriptedSummarizer{first: "poor", second: func(SummarizeRequest) string { return "x" }}
+	c := mustNew(t, s, NewMemoryStore(), WithTriggerTokens(20), WithWindowConversations(1))
+	res, err := c.Compress(context.Background(), "c", checkChat)
+	if err != nil || res.Check != nil || len(s.reqs) != 1 {
+		t.Errorf("without WithSummaryCheck: err %v, Check %v, %d calls", err, res.Check, len(s.reqs))
+	}
+}
+
+func TestRepairReplaces(t *testing.T) {
+	count := func(s string) int { return len(strings.Fields(s)) }
+	summary := "Facts:\n- User: \"My order about BW was shipped on about 10 March to the depot.\"\n- User: \"My order was shipped, and the depot in Leeds called about the invoice.\""
+	missing := []KeyItem{{Kind: "identifier", Value: "bw-58231", Statement: "My order BW-58231 was shipped on 14 March to the depot.", Speaker: "User"}}
+	got, added, _ := repair(summary, missing, 100, count)
+	want := "Facts:\n- User: \"My order BW-58231 was shipped on 14 March to the depot.\"\n- User: \"My order was shipped, and the depot in Leeds called about the invoice.\""
+	if diff := cmp.Diff(want, got); diff != "" || len(added) != 1 {
+		t.Errorf("a reworded item is replaced by the statement, an item that says more is not (-want +got):\n%s", diff)
+	}
+}
