@@ -55,6 +55,7 @@ type config struct {
 	clear      *clearing                            // nil: no tool-result clearing
 	leaseTTL   time.Duration                        // 0: from the summarize timeout (see WithLeaseTTL)
 	leaseWait  time.Duration                        // 0: do not wait for another lease holder
+	recallHint string                               // "": none (see WithRecallHint)
 }
 
 // mediaCost returns the tokens of an attachment of mediaType: the rule of

@@ -66,6 +66,7 @@ type Compressor struct {
 	flights    flights     // summarizations in progress, by chat
 	tasks      tasks       // background summarizations pending or running, by chat
 	piece      int         // the least tokens a message is given in a chunk (see piece)
+	recalls    *indexCache // the indexes of the chats Recall searched, bounded
 }
 
 // New returns a Compressor that summarizes with s and persists summaries in
@@ -93,7 +94,7 @@ func New(s Summarizer, st Store, opts ...Option) (*Compressor, error) {
 	case cfg.reserved > 0 && cfg.reserved >= cfg.maxPayload:
 		return nil, invalid("WithReservedTokens", "%d tokens reserved leave nothing of WithMaxPayloadTokens' %d", cfg.reserved, cfg.maxPayload)
 	}
-	c := &Compressor{summarizer: s, store: st, cfg: cfg, counts: newCountCache()}
+	c := &Compressor{summarizer: s, store: st, cfg: cfg, counts: newCountCache(), recalls: newIndexCache()}
 	if cfg.maxInput > 0 {
 		c.piece = piece(cfg.counter, cfg.overhead)
 		if cfg.maxInput < 2*c.piece {
@@ -309,7 +310,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, ch chat, mayDefe
 		}
 		res.Summary, res.Summarized, res.Fallback, res.Err, res.Check = out.summary, out.saved, out.fallback, out.err, out.check
 		if out.saved {
-			res.Payload = p.after(out.summary, c.cfg.role)
+			res.Payload = p.after(out.summary, c.cfg.role, c.cfg.recallHint)
 		}
 		break
 	}

@@ -19,7 +19,8 @@ const SummaryIDPrefix = "recap-summary:"
 type Plan struct {
 	// Echoed are the summary messages of recap's found in the input, as
 	// when a client sends back a payload it received: messages whose text
-	// is the existing summary's and whose ID is SummaryIDPrefix followed
+	// is the existing summary's (with or without the hint of
+	// WithRecallHint) and whose ID is SummaryIDPrefix followed
 	// by its boundary (or, in a format without message IDs, any ID). They
 	// stand for the messages the summary covers: they are not history,
 	// and the summary in force takes their place. Any other message, even
@@ -38,8 +39,8 @@ type Plan struct {
 	// chat has none, if it is stale, or if the chat is Older than it.
 	Summary Summary
 	// SummaryMessage is Summary as a message of the summary role, in the
-	// format of the chat's current turn (see [NewTextMessage]), or nil when
-	// Summary is zero.
+	// format of the chat's current turn (see [NewTextMessage]), with the
+	// hint of WithRecallHint after its text, or nil when Summary is zero.
 	SummaryMessage *Message
 	// Summarize are the messages after the boundary and before the window:
 	// the ones a summarization folds into the summary.
@@ -130,9 +131,10 @@ func (p Plan) Boundary() string {
 }
 
 // after returns the payload after the messages of Summarize up to s's
-// boundary were folded into s: Pinned, s as a message of role, the rest of
-// Summarize (if chunks were left), Window and Turn, in a fresh slice.
-func (p Plan) after(s Summary, role Role) []Message {
+// boundary were folded into s: Pinned, s as a message of role (with hint,
+// see summaryMessage), the rest of Summarize (if chunks were left), Window
+// and Turn, in a fresh slice.
+func (p Plan) after(s Summary, role Role, hint string) []Message {
 	rest := p.Summarize
 	for i, m := range rest {
 		if m.ID == s.LastMessageID {
@@ -140,15 +142,16 @@ func (p Plan) after(s Summary, role Role) []Message {
 			break
 		}
 	}
-	sm := summaryMessage(s, role, p.Turn[0].Format)
+	sm := summaryMessage(s, role, p.Turn[0].Format, hint)
 	return p.assemble(&sm, rest)
 }
 
 // summaryMessage returns s as a message of role in the chat's format (that
 // of its current turn): a UIMessage with one text part, an OpenAI message
-// with its content (and no "id" on the wire), or a plain message.
-func summaryMessage(s Summary, role Role, format Format) Message {
-	return NewTextMessage(format, SummaryIDPrefix+s.LastMessageID, role, s.Text)
+// with its content (and no "id" on the wire), or a plain message. Its text
+// is summaryMessageText(s, hint).
+func summaryMessage(s Summary, role Role, format Format, hint string) Message {
+	return NewTextMessage(format, SummaryIDPrefix+s.LastMessageID, role, summaryMessageText(s, hint))
 }
 
 // Plan splits msgs, the whole chat in order with the current turn last,
@@ -211,20 +214,21 @@ func (p Plan) echo(m Message) bool {
 }
 
 // isEcho reports whether m is an echo of the summary message of s: its
-// text is s.Text and its ID is the one recap gave it (or m comes from a
-// format without IDs, where its ID was derived or made up by the caller).
-func isEcho(m Message, s Summary) bool {
+// text is s.Text, with or without hint (see summaryMessageText), and its ID is
+// the one recap gave it (or m comes from a format without IDs, where its
+// ID was derived or made up by the caller).
+func isEcho(m Message, s Summary, hint string) bool {
 	switch {
 	case s.Text == "" || m.Role == RoleTool:
 		return false
 	case m.idless():
-		return len(m.Parts) == 0 && m.Content == s.Text // recap writes it as {"role","content"}
+		return len(m.Parts) == 0 && isSummaryText(m.Content, s, hint) // recap writes it as {"role","content"}
 	case len(m.ID) != len(SummaryIDPrefix)+len(s.LastMessageID) || !strings.HasPrefix(m.ID, SummaryIDPrefix) || m.ID[len(SummaryIDPrefix):] != s.LastMessageID:
 		return false
 	case len(m.Parts) == 0:
-		return m.Content == s.Text
+		return isSummaryText(m.Content, s, hint)
 	}
-	return m.Text() == s.Text
+	return isSummaryText(m.Text(), s, hint)
 }
 
 // pinnable reports whether m may belong to the pinned prompt.
@@ -244,7 +248,7 @@ func (c *Compressor) plan(ch chat, existing Summary) (Plan, error) {
 	echoEnd := -1 // the history starts after the last echo
 	if !existing.IsZero() {
 		for i, m := range msgs {
-			if isEcho(m, existing) {
+			if isEcho(m, existing, c.cfg.recallHint) {
 				p.Echoed = append(p.Echoed, m)
 				echoEnd = i
 			}
@@ -310,7 +314,7 @@ func (c *Compressor) plan(ch chat, existing Summary) (Plan, error) {
 		case p.Older:
 		case b >= 0 && existing.Text != "":
 			p.Summary = existing
-			sm := summaryMessage(existing, c.cfg.role, msgs[turn].Format)
+			sm := summaryMessage(existing, c.cfg.role, msgs[turn].Format, c.cfg.recallHint)
 			p.SummaryMessage = &sm
 			start = max(start, b+1)
 			if b == echoEnd {

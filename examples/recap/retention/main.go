@@ -22,6 +22,14 @@
 // measured by the same command. The -trigger, -window and -summary-tokens
 // flags and the RECAP_SUMMARY_* variables work as in the CLI.
 //
+// A second table per set measures what the recall tool gives back: for
+// each fact the final payload does not hold, recap.Compressor.Recall is
+// asked the fact's question (its "question |" line) over the final state
+// of the chat, its messages and final summary, and the fact counts as
+// recalled when each of its proofs is in one of the top 3 excerpts. A
+// fact is answerable when the payload holds it or Recall finds it. Facts
+// without a question are counted apart, as such.
+//
 // The chat file format is documented on ReadChat.
 package main
 
@@ -104,6 +112,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		}
 		fmt.Fprintf(stdout, "## %s\n\nFacts kept by the final payload of %d chats replayed with %s:\n\n", st.name, len(chats), label)
 		WriteTable(stdout, outs)
+		fmt.Fprintf(stdout, "\nFacts the final payload does not hold, recalled by recap.Compressor.Recall: the top %d excerpts for the fact's question, over the final messages and summary, hold every proof:\n\n", RecallK)
+		WriteRecallTable(stdout, outs)
 		if *verbose {
 			WriteDetails(stdout, outs)
 		}

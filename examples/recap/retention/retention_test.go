@@ -13,12 +13,15 @@ func noEnv(string) (string, bool) { return "", false }
 
 // The levels the offline extractive summarizer reaches on the built-in
 // chats (92 of 120 facts, 56 points over recent-only, payloads 12.6% of
-// the chats); a change that keeps fewer facts, or grows the payload, fails.
+// the chats), and recap.Compressor.Recall on the facts it drops (25 of
+// 28); a change that keeps or recalls fewer facts, or grows the payload,
+// fails.
 const (
 	minKept          = 92   // facts kept by recap's final payloads, of 120
 	minGainPoints    = 55   // over recent-only in the same tokens
 	maxPayloadShare  = 0.13 // mean of final payload / whole chat
 	maxSummaryTokens = 300  // the CLI's default budget at trigger 1000
+	minRecalled      = 25   // of the facts the final payloads drop, those Recall finds
 )
 
 // TestRetention replays the built-in chats as the CLI would (trigger 1000,
@@ -64,6 +67,12 @@ func TestRetention(t *testing.T) {
 	}
 	if tot.PayloadShare > maxPayloadShare {
 		t.Errorf("final payloads are %.1f%% of the chats on average, over %.0f%%", 100*tot.PayloadShare, 100*maxPayloadShare)
+	}
+	var rb bytes.Buffer
+	WriteRecallTable(&rb, outs)
+	t.Logf("\n%s", rb.String())
+	if tot.Recalled < minRecalled || tot.Unasked > 0 {
+		t.Errorf("Recall finds %d of the %d facts dropped (%d without a question), below %d", tot.Recalled, tot.Dropped, tot.Unasked, minRecalled)
 	}
 	if tot.Whole != tot.Facts {
 		t.Errorf("the whole chats hold %d of %d facts; every proof must be in its chat", tot.Whole, tot.Facts)
@@ -135,7 +144,8 @@ func TestRun(t *testing.T) {
 	if code := run(context.Background(), []string{"-v"}, &stdout, &stderr, noEnv); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, want := range []string{"| **all 12 chats**", "## held-out", "## in-sample", "the extractive summarizer", "## support-parcel"} {
+	for _, want := range []string{"| **all 12 chats**", "## held-out", "## in-sample", "the extractive summarizer", "## support-parcel",
+		"| chat | facts dropped | without question | recalled (top 3) | answerable |", "  - recalled by \""} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
