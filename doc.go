@@ -49,6 +49,13 @@
 // ceiling on the payload. [RenderPrompt] renders a request for an LLM with
 // the transcript delimited as data.
 //
+// [WithSummaryCheck] checks each new summary against its input's key items
+// (identifiers, numbers with their units, dates, names, statements of
+// constraints and decisions) and repairs what it left out. [Recall] and
+// [Compressor.Recall] search what the summary covers, and the recall tool
+// ([RecallToolSchema], [Compressor.AnswerRecall]) lets the model look up a
+// detail the summary dropped.
+//
 // Off the request path, [WithBackground] hands summarizations to the
 // caller's scheduler while the payload still fits the ceiling, and
 // [WithToolResultClearing] replaces old tool outputs by placeholders, in
