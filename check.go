@@ -1,6 +1,8 @@
 package recap
 
 import (
+	"context"
+	"log/slog"
 	"regexp"
 	"strings"
 	"unicode"
@@ -538,4 +540,63 @@ func missingLines(missing []KeyItem) []string {
 		}
 	}
 	return out
+}
+
+// check checks text, the summary s made for req, against req's input when
+// WithSummaryCheck is set (and returns text and nil otherwise): the key
+// items it leaves out are asked for once more (SummarizeRequest.Missing),
+// and those still missing are appended verbatim as far as the summary's
+// bound allows (see repair). A second summary that misses more than the
+// first is not used.
+func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeRequest, copies func() []Message, text string, input int, fallback bool) (string, *SummaryCheck) {
+	if !c.cfg.check {
+		return text, nil
+	}
+	want := inputItems(req.Previous, req.Messages)
+	missing := missingItems(want, text)
+	chk := &SummaryCheck{}
+	if len(missing) > 0 && ctx.Err() == nil {
+		chk.Retried = true
+		again := req
+		again.Messages, again.Missing = copies(), missingLines(missing)
+		if t, err := c.call(ctx, s, again, input, fallback); err == nil {
+			if m := missingItems(want, t); len(m) <= len(missing) {
+				text, missing = t, m
+			}
+		}
+	}
+	chk.Missing = missing
+	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) }
+	text, chk.Repaired, chk.Unfit = repair(text, missing, c.repairLimit(input), count)
+	if h := c.cfg.hooks.SummaryChecked; h != nil {
+		h(ctx, req.ChatID, *chk)
+	}
+	if len(missing) > 0 {
+		c.log(ctx, slog.LevelInfo, "summary check", req.ChatID, "missing", len(missing), "retried", chk.Retried,
+			"repaired", len(chk.Repaired), "unfit", len(chk.Unfit))
+	}
+	return text, chk
+}
+
+// summaryBound is the most tokens a summary of input tokens may have, as
+// call checks it: no more than its input, unless the input is tiny
+// (minSummaryAllowance), and WithMaxSummaryTokens.
+func (c *Compressor) summaryBound(input int) int {
+	n := max(input, minSummaryAllowance)
+	if c.cfg.maxSummary > 0 {
+		n = min(n, c.cfg.maxSummary)
+	}
+	return n
+}
+
+// repairLimit is the most tokens a summary the check repairs may have:
+// summaryBound, and without WithMaxSummaryTokens, half the trigger, so that
+// a repaired summary stays well under it (or every new message would set
+// off another summarization).
+func (c *Compressor) repairLimit(input int) int {
+	n := c.summaryBound(input)
+	if c.cfg.maxSummary == 0 {
+		n = min(n, max(c.cfg.trigger/2, 1))
+	}
+	return n
 }

@@ -77,6 +77,28 @@
 // err high ([EstimatorForModel]), and a [Calibrator] corrects any counter
 // from the usage a provider reports.
 //
+// # Reading the code
+//
+// A request goes through these steps, each in files of its own that call
+// only into the steps before it (a test, TestLayers, enforces it):
+//
+//  1. formats (message.go, message_openai.go, media.go, ids.go): what a
+//     message is, its text, its wire format, its IDs;
+//  2. reconcile (reconcile.go): how the request relates to the summary in
+//     force (echoes, older snapshots, stale summaries), one table of cases;
+//  3. plan (window.go, clearing.go, turn.go): the pinned prompt, the
+//     window, the current turn, cleared tool outputs, folds of a long
+//     turn, what to summarize;
+//  4. budget (budget.go): the payload's ceiling;
+//  5. summarize (summarize.go, chunk.go, prompt.go, check.go, flight.go,
+//     lease.go): the Summarizer calls, one chat at a time;
+//  6. save (store.go): the Store's compare-and-swap;
+//  7. after a request (recall*.go, calibrate.go): recall of what a summary
+//     covers, calibration from reported usage.
+//
+// The Compressor (compressor.go) runs them in turn; options.go, errors.go,
+// summary.go and tokens.go hold what every step uses.
+//
 // recap is a pure library: it does no network or file I/O, reads no
 // environment ([OptionsFromEnv] takes a lookup function), starts no
 // goroutines and logs nothing. Everything that talks to the world is one of

@@ -633,3 +633,12 @@ func OptionsFromEnv(prefix string, lookup func(string) (string, bool)) ([]Option
 	}
 	return opts, nil
 }
+
+// exemptSet returns the tool names as a set.
+func exemptSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[strings.TrimSpace(n)] = true
+	}
+	return set
+}

@@ -68,24 +68,6 @@ func WithRecallHint(hint string) Option {
 	})
 }
 
-// summaryMessageText returns the text of the summary message of s: s.Text, and
-// hint after a blank line unless it is "".
-func summaryMessageText(s Summary, hint string) string {
-	if hint == "" {
-		return s.Text
-	}
-	return s.Text + "\n\n" + hint
-}
-
-// isSummaryText reports whether text is that of a summary message of s,
-// with hint or without a hint.
-func isSummaryText(text string, s Summary, hint string) bool {
-	if text == s.Text {
-		return true
-	}
-	return hint != "" && len(text) == len(s.Text)+2+len(hint) && text == summaryMessageText(s, hint)
-}
-
 // AnswerRecall answers a call of the recall tool in chat chatID, whose
 // messages are msgs (up to the call: the whole chat, as for Compress):
 // input is the call's arguments, a JSON object such as {"query": "ticket

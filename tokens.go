@@ -402,3 +402,9 @@ func (c *Compressor) tokens(summary *Message, msgs []Message) int {
 	}
 	return n
 }
+
+// defaultCounter returns the o200k_base counter, loaded on first count.
+func defaultCounter() TokenCounter {
+	c, _ := NewTiktokenCounter(O200kBase) // a known encoding: cannot fail
+	return c
+}
