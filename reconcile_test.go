@@ -1,6 +1,7 @@
 package recap
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -58,6 +59,56 @@ func TestReconcile(t *testing.T) {
 			got := reconcile(request{msgs: ch.msgs, ix: ch.ix, s: tt.s, turn: tt.turn, echoEnd: tt.echoEnd})
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(reconciliation{})); diff != "" {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEchoOnlyInPlace: without IDs, the summary's text is an echo only in
+// the summary's place; a user who says the same later (a one-word summary)
+// or pastes the summary mid-chat sends an ordinary message, which stays in
+// the payload, and nothing between is lost.
+func TestEchoOnlyInPlace(t *testing.T) {
+	for _, summary := range []string{"Yes.", "Summary so far: the user wants a refund for order BW-58231."} {
+		t.Run(summary, func(t *testing.T) {
+			ctx := context.Background()
+			sum := SummarizerFunc(func(context.Context, SummarizeRequest) (string, error) { return summary, nil })
+			c := mustNew(t, sum, NewMemoryStore(), WithTriggerTokens(8), WithWindowConversations(1))
+			m := func(r Role, text string) Message { return Message{Role: r, Content: text, Format: FormatOpenAI} }
+			chat := []Message{m(RoleSystem, "You help with orders."),
+				m(RoleUser, "my order arrived broken"), m(RoleAssistant, "sorry, which order is it"),
+				m(RoleUser, "order BW-58231, bought in May"), m(RoleAssistant, "thanks, I will look it up")}
+			res, err := c.Compress(ctx, "c", append(chat, m(RoleUser, "any news")))
+			if err != nil || !res.Summarized {
+				t.Fatalf("first turn: %v, summarized %v", err, res.Summarized)
+			}
+			// Later turns: the user says the summary's text, then more
+			// follows. The full history is sent each time.
+			chat = append(chat, m(RoleUser, "any news"), m(RoleAssistant, "the courier has it"),
+				m(RoleUser, summary), m(RoleAssistant, "noted"), m(RoleUser, "when does it arrive"))
+			p, err := c.Plan(chat, res.Summary)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Echoed) != 0 || p.Stale {
+				t.Fatalf("the user's message was taken for an echo: Echoed %d, Stale %v", len(p.Echoed), p.Stale)
+			}
+			res2, err := c.Compress(ctx, "c", chat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]int{}
+			for _, pm := range res2.Payload {
+				seen[pm.Content]++
+			}
+			covered := len(res2.Summary.Covered)
+			for _, msg := range chat[1:] {
+				if seen[msg.Content] == 0 && covered == 0 {
+					t.Errorf("message %q is in neither the payload nor the summary", msg.Content)
+				}
+			}
+			if n := seen[summary]; n < 1 && !res2.Summarized {
+				t.Errorf("the user's message %q is not in the payload:\n%v", summary, res2.Payload)
 			}
 		})
 	}

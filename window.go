@@ -263,17 +263,27 @@ func (c *Compressor) plan(ch chat, existing Summary) (Plan, error) {
 // echoes sets p.Echoed to the echoes of the existing summary in msgs and
 // returns the position of the last, or -1. They are recognized before
 // anything is pinned: a system-role summary after the system prompt is
-// not part of the prompt.
+// not part of the prompt. In a format without IDs, where the text alone
+// tells an echo, only a message in the summary's place is one: of the
+// summary's role, with nothing but the pinned prompt (or echoes) before
+// it; the same text anywhere else (a one-word summary that a user says
+// later, a summary a user pastes) is an ordinary message.
 func (c *Compressor) echoes(p *Plan, msgs []Message, existing Summary) int {
 	echoEnd := -1
 	if existing.IsZero() {
 		return echoEnd
 	}
+	inPlace := true // every message before this one is pinnable or an echo
 	for i, m := range msgs {
-		if isEcho(m, existing, c.cfg.recallHint) {
+		echo := isEcho(m, existing, c.cfg.recallHint)
+		if echo && m.idless() && !(inPlace && m.Role == c.cfg.role) {
+			echo = false
+		}
+		if echo {
 			p.Echoed = append(p.Echoed, m)
 			echoEnd = i
 		}
+		inPlace = inPlace && (echo || pinnable(m))
 	}
 	return echoEnd
 }
