@@ -1,7 +1,7 @@
 // Command server wraps recap in an HTTP service:
 //
 //	POST /api/summarize            {"messages": [...]}        → {"summary": "..."}
-//	POST /api/chats/{id}/payload   {"messages": [...]}        → {"payload": [...], "summary": {...}, "boundary": "...", ...}
+//	POST /api/chats/{id}/payload   {"messages": [...]}        → {"payload": [...], "summary": {...}, "boundary": "...", "scheduled": true, ...}
 //	POST /api/payload              {"id": ..., "messages": [...]}  → the same
 //	GET    /api/chats/{id}/summary                            → {"summary": {...}} or 404
 //	DELETE /api/chats/{id}/summary                            → 204

@@ -100,14 +100,19 @@ type summarizeResponse struct {
 	Summary string `json:"summary"`
 }
 
+// payloadResponse is the answer of the payload routes (see handlePayload).
 type payloadResponse struct {
 	Payload       []recap.Message `json:"payload"`
 	PayloadTokens int             `json:"payloadTokens"`
 	Summary       recap.Summary   `json:"summary"`
 	Boundary      string          `json:"boundary"`
 	Summarized    bool            `json:"summarized"`
-	Stale         bool            `json:"stale,omitempty"`
-	Dropped       []string        `json:"dropped,omitempty"`
+	// Scheduled is recap.Result.Scheduled: a background summarization of
+	// the chat is pending or running after this request (-background),
+	// so a later request will find a newer summary. Left out when false.
+	Scheduled bool     `json:"scheduled,omitempty"`
+	Stale     bool     `json:"stale,omitempty"`
+	Dropped   []string `json:"dropped,omitempty"`
 	// Warning is a failure recap absorbed: the payload is still usable.
 	Warning string `json:"warning,omitempty"`
 }
@@ -169,6 +174,15 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 // payload to send to the LLM. The chat is named by the path's {id}, or by
 // the body's id where the route has none; both, if different, are an
 // error.
+//
+// The answer (payloadResponse) holds "payload", its "payloadTokens", the
+// "summary" in force and its "boundary" (the last message it covers),
+// "summarized" (this request saved a new summary), and, when they apply,
+// "scheduled": true (a background summarization is pending or running for
+// the chat: a later request will find its summary), "stale": true (the
+// stored summary did not match the history and was set aside), "dropped"
+// (IDs of messages left out for -max-payload) and "warning" (a failure
+// absorbed: the payload is still usable).
 func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handler {
 	timeout, maxMessages := cfg.Timeout, cfg.MaxMessages
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -214,7 +228,7 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 		}
 		out := payloadResponse{
 			Payload: res.Payload, PayloadTokens: res.PayloadTokens, Summary: res.Summary,
-			Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Stale: res.Stale,
+			Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Scheduled: res.Scheduled, Stale: res.Stale,
 		}
 		for _, m := range res.Dropped {
 			out.Dropped = append(out.Dropped, m.ID)

@@ -449,3 +449,33 @@ func TestErrorsQuoteLittle(t *testing.T) {
 		})
 	}
 }
+
+// TestPayloadScheduled: a payload answer says "scheduled": true while a
+// background summarization of the chat is pending or running, and leaves
+// the field out once it ran (its summary is then in the answer).
+func TestPayloadScheduled(t *testing.T) {
+	var tasks []func(context.Context)
+	h, _ := newHandler(t, nil, recap.WithTriggerTokens(100),
+		recap.WithBackground(func(task func(context.Context)) { tasks = append(tasks, task) }))
+	answer := func(when string) map[string]any {
+		t.Helper()
+		w := serve(h, context.Background(), "/api/chats/c/payload", chatJSON(t, 8))
+		var out map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != 200 {
+			t.Fatalf("%s: %d %s", when, w.Code, w.Body)
+		}
+		return out
+	}
+	out := answer("trigger fires")
+	if out["scheduled"] != true || out["summarized"] != false || len(tasks) != 1 {
+		t.Fatalf("when the trigger fires: scheduled %v, summarized %v, %d tasks; want true, false, 1", out["scheduled"], out["summarized"], len(tasks))
+	}
+	if out := answer("task pending"); out["scheduled"] != true || len(tasks) != 1 {
+		t.Errorf("while the task is pending: scheduled %v, %d tasks; want true and no second task", out["scheduled"], len(tasks))
+	}
+	tasks[0](context.Background())
+	out = answer("task ran")
+	if _, ok := out["scheduled"]; ok || out["boundary"] != "a7" {
+		t.Errorf("after the task ran: scheduled %v, boundary %v; want no scheduled field and the task's summary (a7)", out["scheduled"], out["boundary"])
+	}
+}
