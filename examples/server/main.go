@@ -1,6 +1,6 @@
 // Command server wraps recap in an HTTP service:
 //
-//	POST /api/summarize            {"messages": [...]}        → {"summary": "..."}
+//	POST /api/summarize            {"messages": [...], "previous": "..."}  → {"summary": "...", "previousFrom": "..."}
 //	POST /api/chats/{id}/payload   {"messages": [...]}        → {"payload": [...], "summary": {...}, "boundary": "...", "scheduled": true, ...}
 //	POST /api/payload              {"id": ..., "messages": [...]}  → the same
 //	GET    /api/chats/{id}/summary                            → {"summary": {...}} or 404
@@ -13,7 +13,8 @@
 // loopback address only.
 //
 // /api/summarize is the seed client's endpoint (the messages to summarize,
-// the old summary first as a system message); the payload routes run the
+// the old summary in "previous", or, without that field, first as a
+// system message; see handleSummarize); the payload routes run the
 // whole rolling compression for a chat and keep its summary in the store:
 // SQLite (-db FILE, the default recap.db) or PostgreSQL (-postgres DSN or
 // RECAP_POSTGRES_DSN).

@@ -96,8 +96,15 @@ type chatRequest struct {
 	Messages []json.RawMessage `json:"messages"`
 }
 
+// summarizeResponse is the answer of POST /api/summarize (see
+// handleSummarize).
 type summarizeResponse struct {
 	Summary string `json:"summary"`
+	// PreviousFrom says where the old summary that Summary folds in came
+	// from: "previous" (the request's field) or "messages[0]" (a leading
+	// system message, in a request without "previous"). Left out when
+	// there was none.
+	PreviousFrom string `json:"previousFrom,omitempty"`
 }
 
 // payloadResponse is the answer of the payload routes (see handlePayload).
@@ -121,12 +128,21 @@ type errorResponse struct {
 	Error string `json:"error"`
 }
 
-// handleSummarize serves the seed client's endpoint: the messages to
-// summarize, the old summary first as a system message when there is one.
-// An id in the body, if any, names the chat to the summarizer.
+// handleSummarize serves the seed client's endpoint: {"messages": the
+// messages to summarize, "previous": the old summary} answered by
+// {"summary": the new one, "previousFrom": where the old one came from}.
+//
+// The old summary is the request's "previous" field when it has one: a
+// string, "" for none (a leading system message is then summarized like
+// the others, as the chat's system prompt). Without the field (or with
+// null), a leading system message is the old summary, as the seed client
+// sends it. "previousFrom" says which: "previous", "messages[0]", or left
+// out when there was no old summary. An id in the body, if any, names the
+// chat to the summarizer.
 func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration, maxMessages int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, msgs, ok := decode(log, w, r, maxMessages, nil)
+		var previous optString
+		id, msgs, ok := decode(log, w, r, maxMessages, map[string]any{"previous": &previous})
 		if !ok {
 			return
 		}
@@ -145,8 +161,15 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 			}
 		}
 		sr := recap.SummarizeRequest{ChatID: storeKey(tenantFrom(r.Context()), id), Messages: msgs}
-		if msgs[0].Role == recap.RoleSystem {
+		var from string
+		switch {
+		case previous.set:
+			if sr.Previous = previous.s; sr.Previous != "" {
+				from = "previous"
+			}
+		case msgs[0].Role == recap.RoleSystem:
 			sr.Previous, sr.Messages = msgs[0].Text(), msgs[1:]
+			from = "messages[0]"
 		}
 		if len(sr.Messages) == 0 {
 			fail(log, w, r, http.StatusBadRequest, "messages: nothing to summarize after the previous summary")
@@ -165,7 +188,7 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 			log.WarnContext(r.Context(), "summarize failed", "err", err)
 			fail(log, w, r, http.StatusBadGateway, publicError(err))
 		default:
-			reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
+			reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text), PreviousFrom: from})
 		}
 	})
 }
@@ -427,7 +450,7 @@ func handleUsage(log *slog.Logger, cfg Config) http.Handler {
 			return
 		}
 		var input, fixed int
-		_, msgs, ok := decode(log, w, r, cfg.MaxMessages, map[string]*int{"inputTokens": &input, "fixedTokens": &fixed})
+		_, msgs, ok := decode(log, w, r, cfg.MaxMessages, map[string]any{"inputTokens": &input, "fixedTokens": &fixed})
 		if !ok {
 			return
 		}

@@ -479,3 +479,65 @@ func TestPayloadScheduled(t *testing.T) {
 		t.Errorf("after the task ran: scheduled %v, boundary %v; want no scheduled field and the task's summary (a7)", out["scheduled"], out["boundary"])
 	}
 }
+
+// TestSummarizePrevious: /api/summarize takes the old summary from its
+// "previous" field, or, without one, from a leading system message (the
+// seed client's convention), and its answer says which ("previousFrom");
+// "previous": "" says there is none, so that a chat opening with its
+// system prompt is summarized with the prompt as a message.
+func TestSummarizePrevious(t *testing.T) {
+	const (
+		system = `{"id":"s","role":"system","content":"You are a travel assistant."}`
+		user   = `{"id":"u1","role":"user","content":"I am vegetarian. Where should I eat in Kyoto?"}`
+		answer = `{"id":"a1","role":"assistant","content":"Try shojin ryori at Shigetsu."}`
+	)
+	tests := []struct {
+		name, reason, body string
+		wantPrevious       string   // what the summarizer is given as the old summary
+		wantMessages       []string // the IDs of the messages it is given
+		wantFrom           any      // the answer's previousFrom; nil: left out
+	}{
+		{"SeedConvention", "without previous, a leading system message is the old summary",
+			`{"messages":[` + system + `,` + user + `,` + answer + `]}`, "You are a travel assistant.", []string{"u1", "a1"}, "messages[0]"},
+		{"NullIsAbsent", "previous: null is no field",
+			`{"previous":null,"messages":[` + system + `,` + user + `]}`, "You are a travel assistant.", []string{"u1"}, "messages[0]"},
+		{"ExplicitlyEmpty", "previous: \"\": no old summary, the system prompt is a message to summarize",
+			`{"previous":"","messages":[` + system + `,` + user + `,` + answer + `]}`, "", []string{"s", "u1", "a1"}, nil},
+		{"OnlyTheSystemPrompt", "previous: \"\" with the system prompt alone summarizes it",
+			`{"previous":"","messages":[` + system + `]}`, "", []string{"s"}, nil},
+		{"Given", "previous given: it is the old summary, every message is summarized",
+			`{"previous":"The user plans a trip to Japan.","messages":[` + system + `,` + user + `]}`, "The user plans a trip to Japan.", []string{"s", "u1"}, "previous"},
+		{"NoSystem", "without previous or a system message there is no old summary",
+			`{"messages":[` + user + `,` + answer + `]}`, "", []string{"u1", "a1"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got recap.SummarizeRequest
+			sum := recap.SummarizerFunc(func(_ context.Context, req recap.SummarizeRequest) (string, error) {
+				got = req
+				return "a new summary", nil
+			})
+			h, _ := newHandler(t, sum)
+			w := serve(h, context.Background(), "/api/summarize", tt.body)
+			var out map[string]any
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != 200 || out["summary"] != "a new summary" {
+				t.Fatalf("%s: %d %s", tt.reason, w.Code, w.Body)
+			}
+			var ids []string
+			for _, m := range got.Messages {
+				ids = append(ids, m.ID)
+			}
+			if got.Previous != tt.wantPrevious || fmt.Sprint(ids) != fmt.Sprint(tt.wantMessages) || out["previousFrom"] != tt.wantFrom {
+				t.Errorf("%s: the summarizer got previous %q and messages %v, the answer says previousFrom %v; want %q, %v, %v",
+					tt.reason, got.Previous, ids, out["previousFrom"], tt.wantPrevious, tt.wantMessages, tt.wantFrom)
+			}
+		})
+	}
+	t.Run("NotAString", func(t *testing.T) {
+		h, _ := newHandler(t, nil)
+		w := serve(h, context.Background(), "/api/summarize", `{"previous":42,"messages":[`+user+`]}`)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), "previous: expected a string or null, got JSON number") {
+			t.Errorf("previous: 42: %d %s, want a 400 naming the field", w.Code, w.Body)
+		}
+	})
+}
