@@ -86,16 +86,6 @@ func NewServer(log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store
 	return withRequestID(h)
 }
 
-// chatRequest is the body of every route: the AI SDK's DefaultChatTransport
-// (useChat's default) posts {"id": CHAT_ID, "messages": [...UIMessages],
-// "trigger": ..., "messageId": ...} plus its body option's fields. The
-// server reads id and messages and ignores the rest. Messages are decoded
-// one by one, so that an error names its index.
-type chatRequest struct {
-	ID       string            `json:"id"`
-	Messages []json.RawMessage `json:"messages"`
-}
-
 // summarizeResponse is the answer of POST /api/summarize (see
 // handleSummarize).
 type summarizeResponse struct {
