@@ -66,7 +66,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "server: second signal: exiting now")
 		os.Exit(1)
 	})
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, time.Now); err != nil {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintf(os.Stderr, "server: %v\n", err)
 		}
@@ -165,8 +165,11 @@ var errUsage = errors.New("usage")
 // gracefully and returns nil. It logs to stderr, the address it listens on
 // first (a JSON line {"msg":"listening","addr":...}), and reads the environment with getenv,
 // where an empty variable counts as unset. stdout is unused: the service
-// prints nothing but its log.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// prints nothing but its log. now is the clock of the LLM's circuit
+// breaker, of the back-off after failed saves and of the rate limits
+// (time.Now, or a test's fake clock); the time limits of requests,
+// summarizations and the shutdown run on the runtime's timers.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, now func() time.Time) error {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -303,12 +306,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer cancel()
 		tel.shutdown(sctx) // flushes the last spans
 	}()
-	backoff := newSaveBackoff(log, nil)
+	backoff := newSaveBackoff(log, now)
 	compressSum := sum // what the Compressor calls; sum also serves /api/summarize
 	if fallback != nil {
 		// An LLM: stop calling it while it keeps failing, and while the
 		// store cannot save what it would make.
-		brk, err := breaker.New(sum, *brkFails, *brkCool, nil)
+		brk, err := breaker.New(sum, *brkFails, *brkCool, now)
 		if err != nil {
 			return err
 		}
@@ -371,7 +374,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			MaxMessages: *maxMsgs, MaxConcurrent: *maxConc, QueueWait: *queueWait,
 			AllowedHosts: append(list(*hosts), addrHost(*addr)), CORSOrigins: list(*origins),
 			Telemetry: tel, Counter: counter,
-			Calibrator: cal, Model: *model, Overhead: *overhead,
+			Calibrator: cal, Model: *model, Overhead: *overhead, Now: now,
 		}, c, store, sum),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       *queueWait + 30*time.Second, // a request waiting for a slot has not read its body yet
@@ -425,6 +428,7 @@ func shutdown(log *slog.Logger, srv *http.Server, serveErr <-chan error, c *reca
 	}
 	if pool != nil {
 		if err := c.Drain(ctx); err != nil {
+			log.Warn("grace period over: cancelling the background summarizations still running", "grace", grace)
 			errs = append(errs, fmt.Errorf("shutdown: background summarizations still running after %v: %w", grace, err))
 		}
 		pool.stop()

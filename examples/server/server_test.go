@@ -26,11 +26,18 @@ import (
 // shuts down when the test ends, and the test checks that it exits cleanly.
 func startServer(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
-	return startServerLogs(t, env, &logWriter{addr: make(chan string, 1)}, args...)
+	return startServerLogs(t, env, newLogWriter(nil), args...)
 }
 
 // startServerLogs is startServer logging to logs.
 func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args ...string) string {
+	t.Helper()
+	return startServerClock(t, env, logs, time.Now, args...)
+}
+
+// startServerClock is startServerLogs with now as the clock of the
+// breaker, the save back-off and the rate limits (see run).
+func startServerClock(t *testing.T, env map[string]string, logs *logWriter, now func() time.Time, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -44,7 +51,7 @@ func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args 
 	// shows the summary it made; a later -background wins.
 	args = append(append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db"), "-background=false", "-log-format=text"}, auth...), args...)
 	getenv := func(k string) string { return env[k] }
-	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
+	go func() { done <- run(ctx, args, getenv, io.Discard, logs, now) }()
 	var base string
 	select {
 	case a := <-logs.addr:
@@ -61,18 +68,108 @@ func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args 
 	return base
 }
 
+// hangGuard bounds every wait of the tests for an event (an LLM call, a
+// log line, a process that starts). It measures nothing: a wait ends on
+// its event, however busy the machine, and the guard only turns an event
+// that never comes into a failure instead of a hang.
+const hangGuard = 2 * time.Minute
+
+// events counts occurrences of something that tests wait for, such as the
+// calls of a fake LLM or the writes of a log, and wakes the waiters on
+// each. The zero events is ready to use; it is safe for concurrent use by
+// multiple goroutines.
+type events struct {
+	mu   sync.Mutex    // protects n and next
+	n    int           // occurrences so far
+	next chan struct{} // closed on the next occurrence; nil while nobody waits
+}
+
+// add records an occurrence and returns how many there have been.
+func (e *events) add() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.n++
+	if e.next != nil {
+		close(e.next)
+		e.next = nil
+	}
+	return e.n
+}
+
+// count returns how many occurrences there have been.
+func (e *events) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.n
+}
+
+// wait blocks until there have been n occurrences; it fails the test
+// after hangGuard.
+func (e *events) wait(t testing.TB, n int, what string) {
+	t.Helper()
+	e.waitFunc(t, what, func() bool { return e.count() >= n })
+}
+
+// waitFunc blocks until cond, checked at once and after each occurrence,
+// holds; it fails the test, naming what it waited for, after hangGuard.
+func (e *events) waitFunc(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	guard := time.NewTimer(hangGuard)
+	defer guard.Stop()
+	for {
+		e.mu.Lock()
+		if e.next == nil {
+			e.next = make(chan struct{})
+		}
+		next := e.next // taken before cond: an occurrence after cond closes it
+		e.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-next:
+		case <-guard.C:
+			t.Fatalf("still waiting for %s after %v", what, hangGuard)
+		}
+	}
+}
+
+// received waits for a value from ch, or for ch to be closed; it fails the
+// test after hangGuard.
+func received[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(hangGuard):
+		t.Fatalf("still waiting for %s after %v", what, hangGuard)
+	}
+	var zero T
+	return zero
+}
+
 // logWriter keeps a server's log and sends the address of its first
-// "listening" line on addr.
+// "listening" line on addr. Each write is an occurrence of writes, so that
+// a test can wait for a line (see waitLog).
 type logWriter struct {
-	mu   sync.Mutex // protects buf and sent
-	buf  bytes.Buffer
-	sent bool
-	addr chan string
+	mu     sync.Mutex // protects buf and sent
+	buf    bytes.Buffer
+	sent   bool
+	addr   chan string
+	writes *events
+}
+
+// newLogWriter returns a logWriter whose writes are occurrences of writes,
+// which several logWriters may share (nil: its own).
+func newLogWriter(writes *events) *logWriter {
+	if writes == nil {
+		writes = new(events)
+	}
+	return &logWriter{addr: make(chan string, 1), writes: writes}
 }
 
 func (l *logWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.buf.Write(p)
 	if !l.sent {
 		if _, rest, ok := strings.Cut(l.buf.String(), "msg=listening addr="); ok { // -log-format text
@@ -85,6 +182,8 @@ func (l *logWriter) Write(p []byte) (int, error) {
 			l.sent = true
 		}
 	}
+	l.mu.Unlock()
+	l.writes.add()
 	return len(p), nil
 }
 
@@ -92,6 +191,45 @@ func (l *logWriter) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// lines returns how many lines of the log contain s.
+func (l *logWriter) lines(s string) int {
+	n := 0
+	for _, line := range strings.Split(l.String(), "\n") {
+		if strings.Contains(line, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitLog blocks until n lines of the log contain s; it fails the test
+// after hangGuard.
+func (l *logWriter) waitLog(t testing.TB, s string, n int) {
+	t.Helper()
+	l.writes.waitFunc(t, fmt.Sprintf("%d log lines with %q", n, s), func() bool { return l.lines(s) >= n })
+}
+
+// fakeClock is a clock that moves only when a test advances it. It is
+// safe for concurrent use by multiple goroutines.
+type fakeClock struct {
+	mu  sync.Mutex // protects now
+	now time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }
 
 func post(t *testing.T, url, body string) (int, map[string]any) {
@@ -238,7 +376,7 @@ func TestConcurrentRequests(t *testing.T) {
 
 func TestBadFlags(t *testing.T) {
 	noEnv := func(string) string { return "" }
-	if err := run(context.Background(), []string{"-nope"}, noEnv, io.Discard, io.Discard); !errors.Is(err, errUsage) {
+	if err := run(context.Background(), []string{"-nope"}, noEnv, io.Discard, io.Discard, time.Now); !errors.Is(err, errUsage) {
 		t.Errorf("bad flag: %v, want errUsage", err)
 	}
 	env := func(k string) string {
@@ -247,7 +385,7 @@ func TestBadFlags(t *testing.T) {
 		}
 		return ""
 	}
-	err := run(context.Background(), []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard)
+	err := run(context.Background(), []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard, time.Now)
 	if err == nil || !strings.Contains(err.Error(), "RECAP_SUMMARY_TRIGGER_TOKENS") {
 		t.Errorf("bad env: %v, want an error naming the variable", err)
 	}
@@ -291,7 +429,7 @@ func newHandlerConfig(t *testing.T, sum recap.Summarizer, cfg Config, opts ...re
 			t.Fatal(err)
 		}
 	}
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	st := recap.NewMemoryStore()
 	c, err := recap.New(sum, st, opts...)
 	if err != nil {

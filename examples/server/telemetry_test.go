@@ -24,7 +24,7 @@ import (
 // plain one is kept, anything else replaced; the JSON log lines about a
 // request carry it.
 func TestRequestIDs(t *testing.T) {
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	base := startServerLogs(t, nil, logs, "-log-format=json")
 	tests := []struct {
 		name, sent string
@@ -137,13 +137,13 @@ func TestTracesExported(t *testing.T) {
 	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test", "RECAP_MODEL": "gpt-test"}
 	keys := filepath.Join(t.TempDir(), "keys")
 	writeFile(t, keys, "acme-corp key-of-acme-0123456789\n")
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		defer close(logs.addr)
 		done <- run(ctx, []string{"-api-keys", keys, "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db"),
-			"-trigger", "100", "-background=false", "-otlp-endpoint", collector.URL}, func(k string) string { return env[k] }, io.Discard, logs)
+			"-trigger", "100", "-background=false", "-otlp-endpoint", collector.URL}, func(k string) string { return env[k] }, io.Discard, logs, time.Now)
 	}()
 	addr, ok := <-logs.addr
 	if !ok {
