@@ -203,8 +203,10 @@ func retryingLoad(t *testing.T, getBase func() string, run string, llm *fakeLLM,
 		}()
 	}
 	received(t, start, "40% of the requests")
-	fault()
-	close(restored)
+	func() {
+		defer close(restored) // also if fault fails the test: no client is left waiting
+		fault()
+	}()
 	wg.Wait()
 	close(errs)
 	for err := range errs {

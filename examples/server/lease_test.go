@@ -59,7 +59,10 @@ func postPayloadContext(ctx context.Context, client *http.Client, base, chat str
 // and answer with it) and in the background (the other replicas' tasks
 // give up; once the holder has saved, every replica answers on its
 // summary). The replicas wait for the holder as long as it takes
-// (-lease-wait and -timeout are only hang guards).
+// (-lease-wait and -timeout are only hang guards); the lease lasts 30 s,
+// far longer than the holder's summarization (an LLM call of 300 ms), and
+// short enough that a release that failed on an overloaded machine (a
+// busy SQLite file) costs the waiters a wait, not their summary.
 func TestLeaseReplicas(t *testing.T) {
 	if os.Getenv("RECAP_HELPER_SERVER") != "" {
 		t.Skip()
@@ -78,7 +81,7 @@ func TestLeaseReplicas(t *testing.T) {
 					args := append(st.args(t), "-insecure-no-auth", "-addr", "127.0.0.1:0", "-trigger", strconv.Itoa(loadTrigger),
 						"-window", strconv.Itoa(loadWindow), "-max-concurrent", "128", "-queue-wait", "1m", "-metrics=false",
 						"-background="+strconv.FormatBool(background), "-pg-max-conns", "8",
-						"-lease-wait", hangGuard.String(), "-timeout", (2 * hangGuard).String())
+						"-lease-wait", hangGuard.String(), "-timeout", (2 * hangGuard).String(), "-lease-ttl", "30s")
 					var logs events // the writes of every replica's log
 					helpers := make([]*helper, replicas)
 					for i := range helpers {

@@ -228,6 +228,17 @@ func requireLoad(t *testing.T) {
 // (no summarization lost or repeated), every chat's stored boundary the
 // reference's. Bounded: loopback only, clients×turns requests, and the
 // test's own timeout.
+//
+// The server's time limits are hang guards: a request has as long as it
+// needs (-timeout), and so has a wait for a chat's lease (-lease-wait). On
+// an overloaded machine the release of a lease can time out (recap gives
+// it 10 s; SQLite has one connection for the 50 clients), and the chat's
+// next request then finds it held: with the defaults it went on
+// unsummarized after 10 s, again on each turn until the lease expired (2
+// minutes), and the run ended with chats behind the reference (a run of
+// 77 s: 145 LLM calls of 150, 3 wrong boundaries). With -lease-ttl 2s the
+// request waits for the lease to expire and summarizes at the reference's
+// turn. A chat has one client, so no request competes for its lease.
 func TestLoad(t *testing.T) {
 	requireLoad(t)
 	lo, hi := parseLatency(t, *loadLatency)
@@ -243,12 +254,15 @@ func TestLoad(t *testing.T) {
 			llm := newFakeLLM(t, lo, hi)
 			env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
 			args := append(st.args(t), "-trigger", strconv.Itoa(loadTrigger), "-window", strconv.Itoa(loadWindow),
-				"-max-concurrent", strconv.Itoa(*loadClients), "-queue-wait", "1m", "-pg-max-conns", "16")
-			base := startServer(t, env, args...)
+				"-max-concurrent", strconv.Itoa(*loadClients), "-queue-wait", "1m", "-pg-max-conns", "16",
+				"-timeout", (2 * hangGuard).String(), "-lease-wait", hangGuard.String(), "-lease-ttl", "2s")
+			logs := newLogWriter(nil)
+			base := startServerLogs(t, env, logs, args...)
 			rep := runLoad(t, base, fmt.Sprintf("load%d", time.Now().UnixNano()), llm, *loadClients, *loadTurns, true)
 			t.Logf("%s, %d clients, LLM latency %v: %v", st.name, *loadClients, *loadLatency, rep)
 			if rep.errors != 0 || rep.wrongBoundaries != 0 || rep.llmCalls != rep.want || rep.want == 0 {
 				t.Errorf("%v", rep)
+				logWarnings(t, logs)
 			}
 		})
 	}
@@ -283,6 +297,21 @@ func TestLoadFaults(t *testing.T) {
 				t.Errorf("%v", rep)
 			}
 		})
+	}
+}
+
+// logWarnings logs the first lines of the server's log at WARN or ERROR,
+// which say why a load run went wrong.
+func logWarnings(t *testing.T, logs *logWriter) {
+	t.Helper()
+	n := 0
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+			if n++; n > 20 {
+				break
+			}
+			t.Log(line)
+		}
 	}
 }
 
