@@ -234,9 +234,11 @@ func (c *Compressor) settle(ctx context.Context, chatID string, ch chat, mayDefe
 			continue // plan against what it saved
 		}
 		lctx := ctx
-		if c.cfg.background != nil {
+		if c.cfg.background != nil && ctx.Value(taskKey{}) == nil {
 			// A client that gives up must not waste the LLM call: the
-			// summarization is bounded by WithSummarizeTimeout only.
+			// summarization is bounded by WithSummarizeTimeout only. A
+			// background task's context is the scheduler's, which ends it
+			// (a shutdown's grace over): it is not detached.
 			lctx = context.WithoutCancel(ctx)
 		}
 		out, err := c.lead(lctx, ctx, chatID, f, prev, p)

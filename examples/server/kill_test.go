@@ -247,7 +247,7 @@ func retryingLoad(t *testing.T, getBase func() string, run string, llm *fakeLLM,
 // TestLoadPostgresRestart: PostgreSQL restarted (pg_ctl restart -m fast)
 // in the middle of the load: requests that fail meanwhile are retried,
 // nothing is lost (see retryingLoad). It restarts the shared test server,
-// so it runs only when RECAP_TEST_PG_RESTART=1 as well as RECAP_TEST_LOAD=1
+// so it runs only when RECAP_TEST_PG_RESTART=1 as well as RECAP_TEST_LONG=1
 // (.ci/run runs it on its own, after the other tests), with PGDATA and
 // PGBIN from .ci/postgres.sh.
 func TestLoadPostgresRestart(t *testing.T) {

@@ -215,11 +215,11 @@ func parseLatency(t *testing.T, s string) (time.Duration, time.Duration) {
 
 // requireLoad skips the load and fault runs (TestLoad*, TestMemoryBound,
 // the lease runs across processes), which take tens of seconds each,
-// unless RECAP_TEST_LOAD=1: .ci/run runs them on a line of their own.
+// unless RECAP_TEST_LONG=1: .ci/run runs them on a line of their own.
 func requireLoad(t *testing.T) {
 	t.Helper()
-	if os.Getenv("RECAP_TEST_LOAD") != "1" {
-		t.Skip("a load or fault run: set RECAP_TEST_LOAD=1 to run it")
+	if os.Getenv("RECAP_TEST_LONG") != "1" {
+		t.Skip("a load or fault run: set RECAP_TEST_LONG=1 to run it")
 	}
 }
 
