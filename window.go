@@ -264,10 +264,12 @@ func (c *Compressor) plan(ch chat, existing Summary) (Plan, error) {
 // returns the position of the last, or -1. They are recognized before
 // anything is pinned: a system-role summary after the system prompt is
 // not part of the prompt. In a format without IDs, where the text alone
-// tells an echo, only a message in the summary's place is one: of the
-// summary's role, with nothing but the pinned prompt (or echoes) before
-// it; the same text anywhere else (a one-word summary that a user says
-// later, a summary a user pastes) is an ordinary message.
+// tells an echo, only a message in the summary's place is one: with
+// nothing but the pinned prompt (or echoes) before it; the same text
+// anywhere else (a one-word summary that a user says later, a summary a
+// user pastes) is an ordinary message. Its role is not compared: a
+// provider's format may send the summary in another role than recap's
+// (Anthropic's Messages API takes no assistant message first).
 func (c *Compressor) echoes(p *Plan, msgs []Message, existing Summary) int {
 	echoEnd := -1
 	if existing.IsZero() {
@@ -276,7 +278,7 @@ func (c *Compressor) echoes(p *Plan, msgs []Message, existing Summary) int {
 	inPlace := true // every message before this one is pinnable or an echo
 	for i, m := range msgs {
 		echo := isEcho(m, existing, c.cfg.recallHint)
-		if echo && m.idless() && !(inPlace && m.Role == c.cfg.role) {
+		if echo && m.idless() && !inPlace {
 			echo = false
 		}
 		if echo {
