@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/recapgo/recap/tokens"
 )
 
 // TestCompressBacklog: a 500-message backlog with a Summarizer that
@@ -106,7 +107,7 @@ func TestCompressTruncatesHugeMessage(t *testing.T) {
 }
 
 func TestTruncateFitsWithRealCounter(t *testing.T) {
-	tc, err := NewTiktokenCounter(O200kBase)
+	tc, err := tokens.NewTiktoken(tokens.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

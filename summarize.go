@@ -100,12 +100,6 @@ func New(s Summarizer, st Store, opts ...Option) (*Compressor, error) {
 	return c, nil
 }
 
-// defaultCounter returns the o200k_base counter, loaded on first count.
-func defaultCounter() TokenCounter {
-	c, _ := NewTiktokenCounter(O200kBase) // a known encoding: cannot fail
-	return c
-}
-
 // Result is the outcome of [Compressor.Compress].
 type Result struct {
 	// Payload is what to send to the LLM:

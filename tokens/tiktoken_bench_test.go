@@ -1,4 +1,4 @@
-package recap
+package tokens
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ func BenchmarkCountTokens(b *testing.B) {
 	}
 	for _, enc := range []string{O200kBase, Cl100kBase} {
 		b.Run(enc, func(b *testing.B) {
-			c, _ := NewTiktokenCounter(enc)
+			c, _ := NewTiktoken(enc)
 			c.CountTokens("warm up") // load the vocabulary outside the timer
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
@@ -51,7 +51,7 @@ func BenchmarkCountTokensColdCache(b *testing.B) {
 	for _, s := range texts {
 		size += len(s)
 	}
-	c, _ := NewTiktokenCounter(O200kBase)
+	c, _ := NewTiktoken(O200kBase)
 	enc, _ := c.spec.load()
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
@@ -88,7 +88,7 @@ func BenchmarkColdStart(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		spec := &encodingSpec{file: "o200k_base.tiktoken", pattern: encodings[O200kBase].pattern}
-		c := &TiktokenCounter{name: O200kBase, spec: spec}
+		c := &Tiktoken{name: O200kBase, spec: spec}
 		if c.CountTokens("Hello, world!") != 4 {
 			b.Fatal("wrong count")
 		}
@@ -114,7 +114,7 @@ func pathological() map[string]string {
 }
 
 func BenchmarkPathological(b *testing.B) {
-	c, _ := NewTiktokenCounter(O200kBase)
+	c, _ := NewTiktoken(O200kBase)
 	c.CountTokens("warm up")
 	for _, name := range []string{"letter", "spaces", "base64", "digits", "punct"} {
 		s := pathological()[name]

@@ -64,7 +64,7 @@ func TestPieces(t *testing.T) {
 func TestLongPieceAndConcurrency(t *testing.T) {
 	e := testEncoder(t)
 	// 50 KB of one letter is one piece, merged by the heap; its exact count
-	// is checked against tiktoken-go in the root package's tests.
+	// is checked against tiktoken-go in package tokens' tests.
 	long := strings.Repeat("a", 50_000)
 	if n := e.Count(long); n <= 0 || n >= len(long) {
 		t.Fatalf("Count(50 KB of a) = %d", n)
