@@ -74,3 +74,21 @@ func ExampleNewTiktoken() {
 	// 4
 	// 11
 }
+
+// Encode gives tiktoken's token IDs, Decode the text back, and Truncate the
+// longest prefix of at most n tokens that ends at a token boundary.
+func ExampleTiktoken_Encode() {
+	enc, err := tokens.NewTiktoken(tokens.O200kBase)
+	if err != nil {
+		panic(err)
+	}
+	ids := enc.Encode("Hello, world! <|endoftext|>")
+	fmt.Println(ids)
+	text, err := enc.Decode(ids[:4])
+	fmt.Printf("%q %v\n", text, err)
+	fmt.Printf("%q\n", enc.Truncate("Hello, world! <|endoftext|>", 3))
+	// Output:
+	// [13225 11 2375 0 464 91 419 1440 919 91 29]
+	// "Hello, world!" <nil>
+	// "Hello, world"
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/recapgo/recap/tokens/internal/bpe"
 )
@@ -21,9 +20,14 @@ const (
 	R50kBase   = "r50k_base"   // GPT-3 (davinci, curie, ...)
 )
 
-// ErrUnknownEncoding is matched by the errors of [NewTiktoken] and
-// [TiktokenForModel] for a name it has no vocabulary for.
+// ErrUnknownEncoding is matched by the errors of [NewTiktoken],
+// [NewGPTTokenizer], [TiktokenForModel] and [EstimatorForModel] for a name
+// the package has no vocabulary for.
 var ErrUnknownEncoding = errors.New("tokens: unknown encoding")
+
+// ErrUnknownToken is matched by the errors of [Tiktoken.Decode] for a
+// token ID its encoding does not have.
+var ErrUnknownToken = errors.New("tokens: unknown token")
 
 // encodingSpec is what builds one encoding.
 type encodingSpec struct {
@@ -40,7 +44,7 @@ type encodingSpec struct {
 }
 
 // The encoders are built lazily, once per process; after that they are
-// immutable and shared. Building one costs a microsecond or so: the rank
+// immutable and shared. Building one costs a few microseconds: the rank
 // tables are read in place from the binary, whose pages the first counts
 // bring in.
 var encodings = map[string]*encodingSpec{
@@ -76,78 +80,148 @@ func (e *encodingSpec) loadJS() (*bpe.Encoder, error) {
 	return e.js, nil
 }
 
-// Tiktoken counts tokens exactly as OpenAI's tiktoken does for one
-// encoding. Text that looks like a special token, such as "<|endoftext|>",
-// is counted as ordinary text, and invalid UTF-8 is first decoded the way a
-// browser or Node.js decodes it: each maximal ill-formed subsequence becomes
-// one U+FFFD.
+// Tiktoken is a tokenizer of one encoding, exactly as OpenAI's tiktoken:
+// it counts, encodes, decodes and truncates text. Text that looks like a
+// special token, such as "<|endoftext|>", is ordinary text, and invalid
+// UTF-8 is first decoded the way a browser or Node.js decodes it: each
+// maximal ill-formed subsequence becomes one U+FFFD.
 //
 // A Tiktoken is safe for concurrent use by multiple goroutines. Its
-// vocabulary is built on first use and shared by all counters of the same
-// encoding in the process.
+// vocabulary is read in place from the binary and shared by all
+// Tiktokens of the same encoding in the process.
 type Tiktoken struct {
-	name string
-	spec *encodingSpec
-	js   bool // count as gpt-tokenizer does (NewGPTTokenizer)
+	name  string
+	enc   *bpe.Encoder
+	ranks *bpe.Table
+	js    bool // count as gpt-tokenizer does (NewGPTTokenizer)
 }
 
-// NewTiktoken returns a counter for the named encoding, one of
+// NewTiktoken returns the tokenizer of the named encoding, one of
 // [O200kBase], [Cl100kBase], [P50kBase] or [R50kBase]. An unknown name is
-// an error matching [ErrUnknownEncoding]. The vocabulary is loaded on the
-// first count, not here.
+// an error matching [ErrUnknownEncoding]. The first call for an encoding
+// in a process reads its vocabulary in place from the binary, in a few
+// microseconds; the embedded vocabularies are tested to read.
 func NewTiktoken(encoding string) (*Tiktoken, error) {
 	spec, ok := encodings[encoding]
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownEncoding, encoding)
 	}
-	return &Tiktoken{name: encoding, spec: spec}, nil
+	enc, err := spec.load()
+	if err != nil {
+		return nil, err
+	}
+	return &Tiktoken{name: encoding, enc: enc, ranks: spec.ranks}, nil
 }
 
-// NewGPTTokenizer returns a counter that reproduces, token for
-// token, the counts of gpt-tokenizer 4 (the JavaScript library, with
+// NewGPTTokenizer returns a tokenizer that reproduces, token for token,
+// the counts of gpt-tokenizer 4 (the JavaScript library, with
 // disallowedSpecial empty) for the named encoding: for a backend that must
 // agree exactly with a JavaScript client using it, such as the seed's. It
 // differs from OpenAI's tiktoken, and so from [NewTiktoken], only on
 // text with U+FEFF or U+0085: gpt-tokenizer's patterns use JavaScript's \s,
 // which takes U+FEFF for white space and U+0085 for punctuation, and its
 // merges never form a token that starts with U+FEFF. Contractions with the
-// long s ('ſ) differ too. Prefer NewTiktoken, which counts what the
-// model is billed for.
+// long s ('ſ) differ too. Prefer NewTiktoken, which counts what the model
+// is billed for.
+//
+// Its Encode splits and merges as gpt-tokenizer does (its counts are
+// tested against gpt-tokenizer's, not its token IDs). Where a merge of
+// gpt-tokenizer joins a U+FEFF to what follows, it looks the bytes up
+// without the U+FEFF: that token is the ID of what follows, and Decode of
+// it lacks the U+FEFF.
 func NewGPTTokenizer(encoding string) (*Tiktoken, error) {
-	c, err := NewTiktoken(encoding)
+	spec, ok := encodings[encoding]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownEncoding, encoding)
+	}
+	enc, err := spec.loadJS()
 	if err != nil {
 		return nil, err
 	}
-	c.js = true
-	return c, nil
+	return &Tiktoken{name: encoding, enc: enc, ranks: spec.ranks, js: true}, nil
 }
 
-// o200k returns the o200k_base counter.
+// o200k returns the o200k_base tokenizer.
 func o200k() *Tiktoken {
-	c, _ := NewTiktoken(O200kBase) // a known encoding: cannot fail
-	return c
+	t, _ := NewTiktoken(O200kBase) // a known, embedded encoding: tested to read
+	return t
 }
 
-// Encoding returns the name of c's encoding.
-func (c *Tiktoken) Encoding() string { return c.name }
+// Encoding returns the name of t's encoding.
+func (t *Tiktoken) Encoding() string { return t.name }
 
-// CountTokens returns the number of tokens of text. The embedded
-// vocabularies are tested to load; should one ever fail to, CountTokens
-// returns len(text), an upper bound of any byte-level BPE count, so that
-// a caller such as recap summarizes early rather than overflow a context.
-func (c *Tiktoken) CountTokens(text string) int {
+// CountTokens returns the number of tokens of text: len(t.Encode(text)),
+// without making the tokens.
+func (t *Tiktoken) CountTokens(text string) int {
 	if text == "" {
 		return 0
 	}
-	load := c.spec.load
-	if c.js {
-		load = c.spec.loadJS
+	return t.enc.Count(toValidUTF8(text))
+}
+
+// Encode returns the tokens of text: the token IDs that tiktoken's
+// encode_ordinary gives for it (Python's enc.encode_ordinary(text), which
+// reads special-token text such as "<|endoftext|>" as ordinary text), in
+// a new slice; nil for "". Invalid UTF-8 is read as CountTokens reads it,
+// so len(t.Encode(text)) is t.CountTokens(text) on any text.
+func (t *Tiktoken) Encode(text string) []int {
+	if text == "" {
+		return nil
 	}
-	enc, err := load()
-	if err != nil {
-		return len(text)
+	// About 4 bytes a token for English, fewer for other scripts: room
+	// for most texts in one allocation, without the cost of counting first.
+	return t.enc.Encode(make([]int, 0, len(text)/3+4), toValidUTF8(text))
+}
+
+// Decode returns the text of tokens, the concatenation of the bytes of
+// each. For a text that is valid UTF-8, t.Decode(t.Encode(text)) is text;
+// for any other, it is text with each maximal ill-formed subsequence
+// replaced by U+FFFD. The bytes of a slice of tokens that ends (or starts)
+// inside a character are not valid UTF-8. A token ID that t's encoding does
+// not have, special tokens included, is an error matching [ErrUnknownToken].
+func (t *Tiktoken) Decode(tokens []int) (string, error) {
+	n := 0
+	for _, id := range tokens {
+		tok, ok := t.ranks.Token(id)
+		if !ok {
+			return "", fmt.Errorf("%w %d for %s", ErrUnknownToken, id, t.name)
+		}
+		n += len(tok)
 	}
-	return enc.Count(toValidUTF8(text))
+	var b strings.Builder
+	b.Grow(n)
+	for _, id := range tokens {
+		tok, _ := t.ranks.Token(id)
+		b.WriteString(tok)
+	}
+	return b.String(), nil
+}
+
+// Truncate returns the longest prefix of text that ends at a token boundary
+// and holds at most n tokens: with ids = t.Encode(text), the text of ids[:k]
+// for the largest k <= n such that the text of ids[:k] encodes to ids[:k].
+// So t.Encode(t.Truncate(text, n)) is a prefix of t.Encode(text), and
+// t.CountTokens(t.Truncate(text, n)) <= n. (The text of ids[:n] alone may
+// encode otherwise, into more tokens: a piece of the text that the cut
+// shortens can merge otherwise, and the split into pieces looks ahead, so
+// Truncate takes the largest k for which it does not.) The result is a
+// prefix of text that ends at a character boundary: text itself if it has
+// at most n tokens, "" if n <= 0. For a text that is not valid UTF-8, it is
+// the longest prefix of text that reads as that prefix of the text.
+//
+// It costs about one encoding of the prefix it returns, and one more split
+// into pieces for each k it tries; it reads text only up to the end of the
+// piece that holds token n+1.
+func (t *Tiktoken) Truncate(text string, n int) string {
+	if n <= 0 || text == "" {
+		return ""
+	}
+	v := toValidUTF8(text)
+	c := t.enc.Truncate(v, n)
+	if len(v) == len(text) {
+		return text[:c] // valid UTF-8: v is text
+	}
+	return text[:validPrefix(text, c)]
 }
 
 // modelPrefixes maps model name prefixes to encodings, longest first
@@ -192,55 +266,4 @@ func TiktokenForModel(model string) (*Tiktoken, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w for model %q", ErrUnknownEncoding, model)
-}
-
-// toValidUTF8 replaces each maximal subpart of an ill-formed UTF-8 sequence
-// in s by one U+FFFD, as the WHATWG Encoding Standard's UTF-8 decoder does
-// (JavaScript's TextDecoder, Node's Buffer.toString). Go's []rune(s) instead
-// makes one U+FFFD per invalid byte, which changes token counts.
-func toValidUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size > 1 {
-			b.WriteString(s[i : i+size])
-			i += size
-			continue
-		}
-		// Invalid at i: consume the lead byte and as many following bytes
-		// as still form a prefix of a well-formed sequence.
-		need, lo, hi := 0, byte(0x80), byte(0xBF)
-		switch {
-		case c >= 0xC2 && c <= 0xDF:
-			need = 1
-		case c == 0xE0:
-			need, lo = 2, 0xA0
-		case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
-			need = 2
-		case c == 0xED:
-			need, hi = 2, 0x9F
-		case c == 0xF0:
-			need, lo = 3, 0x90
-		case c >= 0xF1 && c <= 0xF3:
-			need = 3
-		case c == 0xF4:
-			need, hi = 3, 0x8F
-		}
-		i++
-		for ; need > 0 && i < len(s) && s[i] >= lo && s[i] <= hi; need-- {
-			i++
-			lo, hi = 0x80, 0xBF
-		}
-		b.WriteRune(utf8.RuneError)
-	}
-	return b.String()
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // fixtureCase is one line of testdata/tokens/fixture.jsonl, made by
@@ -144,49 +143,6 @@ func TestGPTTokenizerDifferences(t *testing.T) {
 			t.Errorf("case %d (%s) %q: gpt-tokenizer differs from tiktoken without U+FEFF or U+0085", i, fc.Cat, show(s))
 		}
 	}
-}
-
-func TestToValidUTF8(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{"Valid", "héllo 😀", "héllo 😀"},
-		{"LoneContinuation", "a\x80b", "a\uFFFDb"},
-		{"TruncatedThree", "\xe2\x82z", "\uFFFDz"},
-		{"TruncatedFour", "\xf0\x9f\x98", "\uFFFD"},
-		{"Overlong", "\xc0\x80", "\uFFFD\uFFFD"},
-		{"OverlongThree", "\xe0\x80\x80", "\uFFFD\uFFFD\uFFFD"},
-		{"Surrogate", "\xed\xa0\x80", "\uFFFD\uFFFD\uFFFD"},
-		{"AboveMax", "\xf4\x90\x80\x80", "\uFFFD\uFFFD\uFFFD\uFFFD"},
-		{"F5", "\xf5\xff", "\uFFFD\uFFFD"},
-		{"TruncatedThenValid", "\xe1\x80A\xf0\x9f\x98\x80", "\uFFFDA😀"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := toValidUTF8(tt.in); got != tt.want || !utf8.ValidString(got) {
-				t.Errorf("toValidUTF8(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
-// FuzzToValidUTF8 checks the WHATWG decoding rule's invariants.
-func FuzzToValidUTF8(f *testing.F) {
-	for _, s := range []string{"abc", "\xe2\x82", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xffb\xf0\x9f\x98"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := toValidUTF8(s)
-		if !utf8.ValidString(got) {
-			t.Fatalf("toValidUTF8(%q) = %q, not valid UTF-8", s, got)
-		}
-		if utf8.ValidString(s) && got != s {
-			t.Fatalf("toValidUTF8 changed valid %q to %q", s, got)
-		}
-		if n := utf8.RuneCountInString(got); n > len(s) {
-			t.Fatalf("toValidUTF8(%q) has %d runes, more than %d bytes", s, n, len(s))
-		}
-	})
 }
 
 func TestTiktokenForModel(t *testing.T) {

@@ -1,6 +1,6 @@
-// Package bpe counts the tokens of a text exactly as OpenAI's tiktoken
-// encodes it, in time linear (pre-tokenizing) and n·log n (merging) in the
-// length of the text.
+// Package bpe counts and encodes the tokens of a text exactly as OpenAI's
+// tiktoken encodes it, in time linear (pre-tokenizing) and n·log n
+// (merging) in the length of the text.
 //
 // tiktoken splits a text into pieces with a regular expression, then
 // merges each piece's bytes pair by pair, always the pair of lowest rank,
@@ -16,27 +16,29 @@ import (
 	"unicode/utf8"
 )
 
-// Encoder counts tokens for one vocabulary and pattern. It is safe for
-// concurrent use: its only mutable state is a bounded cache of the counts
-// of pieces that needed merging.
+// Encoder counts and encodes tokens for one vocabulary and pattern. It is
+// safe for concurrent use: its only mutable state is a bounded cache of the
+// tokens of pieces that needed merging, and scratch memory for merges.
 type Encoder struct {
-	ranks *Table
-	split splitter
-	js    bool // reproduce gpt-tokenizer's lookups (see NewJS)
-	cache [cacheShards]cacheShard
-	bufs  sync.Pool // of *mergeBuf, mergeHeap's scratch memory
+	ranks    *Table
+	split    splitter
+	js       bool       // reproduce gpt-tokenizer's lookups (see NewJS)
+	byteRank [256]int32 // the rank of each byte as a token, noRank for none
+	cache    [cacheShards]cacheShard
+	bufs     sync.Pool // of *mergeBuf, heapMerge's scratch memory
 }
 
-// mergeBuf is mergeHeap's scratch memory, kept for the next long piece
-// rather than left to the garbage collector: 13 bytes or more per byte of
+// mergeBuf is heapMerge's scratch memory, kept for the next long piece
+// rather than left to the garbage collector: about 24 bytes per byte of
 // the piece, for every piece of more than smallPiece bytes.
 type mergeBuf struct {
-	next, prev, rank []int32
-	heap             minHeap
+	next, prev, rank, tok []int32
+	heap                  minHeap
+	out                   []int32 // the tokens of a piece too long to cache
 }
 
 // maxMergeBuf is the length of the longest piece whose scratch memory is
-// kept (3.4 MB of it).
+// kept (about 6 MB of it).
 const maxMergeBuf = 1 << 18
 
 // int32s returns b resized to n, zeroed.
@@ -49,20 +51,23 @@ func int32s(b []int32, n int) []int32 {
 	return b
 }
 
-// The piece cache holds pieces of up to cachePieceMax bytes, at most
-// cacheShardSize pieces and cacheShardBytes bytes of them per shard (about
-// 8 MiB in all). A full shard is cleared.
+// The piece cache holds the tokens of pieces of up to cachePieceMax
+// bytes that needed merging: at most cacheShardSize pieces,
+// cacheShardBytes bytes of them and cacheShardTokens of their tokens per
+// shard (about 12 MiB in all). A full shard is cleared.
 const (
-	cacheShards     = 16
-	cacheShardSize  = 4096
-	cacheShardBytes = 256 << 10
-	cachePieceMax   = 4096
+	cacheShards      = 16
+	cacheShardSize   = 4096
+	cacheShardBytes  = 256 << 10
+	cacheShardTokens = 64 << 10
+	cachePieceMax    = 4096
 )
 
 type cacheShard struct {
-	mu    sync.RWMutex     // protects m and bytes
-	m     map[string]int32 // piece to token count
-	bytes int              // total length of the keys of m
+	mu    sync.RWMutex      // protects m, toks and bytes
+	m     map[string]uint64 // piece to where its tokens are in toks: start<<16 | count
+	toks  []int32           // the tokens of the pieces of m
+	bytes int               // total length of the keys of m
 }
 
 func shardOf(p string) int {
@@ -72,7 +77,15 @@ func shardOf(p string) int {
 // New returns an Encoder for the ranks of a vocabulary and the pattern of
 // its encoding.
 func New(ranks *Table, p Pattern) *Encoder {
-	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpace}}
+	return newEncoder(ranks, splitter{pattern: p, space: cSpace}, false)
+}
+
+func newEncoder(ranks *Table, split splitter, js bool) *Encoder {
+	e := &Encoder{ranks: ranks, split: split, js: js}
+	for b := range e.byteRank {
+		e.byteRank[b] = int32(e.rank(string([]byte{byte(b)})))
+	}
+	return e
 }
 
 // NewJS returns an Encoder that reproduces gpt-tokenizer 4, the JavaScript
@@ -83,7 +96,7 @@ func New(ranks *Table, p Pattern) *Encoder {
 // drops a leading byte order mark, so that no merge can form a token that
 // starts with U+FEFF.
 func NewJS(ranks *Table, p Pattern) *Encoder {
-	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpaceJS, asciiCase: true}, js: true}
+	return newEncoder(ranks, splitter{pattern: p, space: cSpaceJS, asciiCase: true}, true)
 }
 
 // NewJSPattern returns an Encoder that splits text as a JavaScript regular
@@ -91,7 +104,7 @@ func NewJS(ranks *Table, p Pattern) *Encoder {
 // ASCII case) and looks pieces up as tiktoken does: what coder's
 // ai-tokenizer does.
 func NewJSPattern(ranks *Table, p Pattern) *Encoder {
-	return &Encoder{ranks: ranks, split: splitter{pattern: p, space: cSpaceJS, asciiCase: true}}
+	return newEncoder(ranks, splitter{pattern: p, space: cSpaceJS, asciiCase: true}, false)
 }
 
 // Count returns the number of tokens of s, which must be valid UTF-8.
@@ -110,7 +123,7 @@ func (e *Encoder) ResetCache() {
 	for i := range e.cache {
 		sh := &e.cache[i]
 		sh.mu.Lock()
-		sh.m, sh.bytes = nil, 0
+		sh.m, sh.toks, sh.bytes = nil, nil, 0
 		sh.mu.Unlock()
 	}
 }
@@ -168,37 +181,108 @@ func (e *Encoder) pieceCount(p string) int {
 	}
 	sh := &e.cache[shardOf(p)]
 	sh.mu.RLock()
-	n, ok := sh.m[p]
+	at, ok := sh.m[p]
 	sh.mu.RUnlock()
 	if ok {
-		return int(n)
+		return int(at & 0xffff)
 	}
-	var count int
-	if len(p) <= smallPiece {
-		count = e.mergeSmall(p)
-	} else {
-		count = e.mergeHeap(p)
-	}
-	sh.mu.Lock()
-	if sh.m == nil || len(sh.m) >= cacheShardSize || sh.bytes+len(p) > cacheShardBytes {
-		sh.m, sh.bytes = make(map[string]int32), 0
-	}
-	sh.m[strings.Clone(p)] = int32(count) // a copy: p is the caller's text
-	sh.bytes += len(p)
-	sh.mu.Unlock()
-	return count
+	var buf [smallPiece]int32
+	toks := e.merge(buf[:0], p)
+	sh.put(p, toks)
+	return len(toks)
 }
 
-// mergeSmall is tiktoken's byte_pair_merge: parts[i] is the start of a
-// token and the rank of it merged with the next token.
-func (e *Encoder) mergeSmall(p string) int {
-	type part struct{ start, rank int32 }
-	var buf [smallPiece + 1]part
+// appendTokens appends the tokens of one piece to dst.
+func (e *Encoder) appendTokens(dst []int, p string) []int {
+	if len(p) == 1 {
+		return append(dst, int(e.byteRank[p[0]]))
+	}
+	if r, ok := e.ranks.Rank(p); ok && !(e.js && strings.HasPrefix(p, bom)) {
+		return append(dst, r)
+	}
+	if len(p) > cachePieceMax {
+		buf := e.getBuf()
+		buf.out = e.merge(buf.out[:0], p)
+		for _, r := range buf.out {
+			dst = append(dst, int(r))
+		}
+		e.putBuf(buf, p)
+		return dst
+	}
+	sh := &e.cache[shardOf(p)]
+	sh.mu.RLock()
+	if at, ok := sh.m[p]; ok {
+		for _, r := range sh.toks[at>>16 : at>>16+at&0xffff] {
+			dst = append(dst, int(r))
+		}
+		sh.mu.RUnlock()
+		return dst
+	}
+	sh.mu.RUnlock()
+	var buf [smallPiece]int32
+	toks := e.merge(buf[:0], p)
+	for _, r := range toks {
+		dst = append(dst, int(r))
+	}
+	sh.put(p, toks)
+	return dst
+}
+
+// put adds the tokens of piece p to the cache shard.
+func (sh *cacheShard) put(p string, toks []int32) {
+	sh.mu.Lock()
+	if sh.m == nil || len(sh.m) >= cacheShardSize || sh.bytes+len(p) > cacheShardBytes || len(sh.toks)+len(toks) > cacheShardTokens {
+		sh.m, sh.toks, sh.bytes = make(map[string]uint64), sh.toks[:0], 0
+	}
+	sh.m[strings.Clone(p)] = uint64(len(sh.toks))<<16 | uint64(len(toks)) // a copy: p is the caller's text
+	sh.toks = append(sh.toks, toks...)
+	sh.bytes += len(p)
+	sh.mu.Unlock()
+}
+
+// merge appends the tokens of p, of 2 bytes or more, to out, merging its
+// bytes.
+func (e *Encoder) merge(out []int32, p string) []int32 {
+	if len(p) <= smallPiece {
+		var buf [smallPiece + 1]part
+		parts := e.smallParts(p, &buf)
+		for k, pt := range parts[:len(parts)-1] {
+			out = append(out, e.tokRank(p, pt.tok, int(pt.start), int(parts[k+1].start)))
+		}
+		return out
+	}
+	buf := e.getBuf()
+	e.heapMerge(p, buf)
+	for i := int32(0); i < int32(len(p)); i = buf.next[i] {
+		out = append(out, e.tokRank(p, buf.tok[i], int(i), int(buf.next[i])))
+	}
+	e.putBuf(buf, p)
+	return out
+}
+
+// tokRank returns r, the rank of the token p[start:end] as a merge found
+// it; where a merge could not (a byte that is no token of the vocabulary,
+// which the embedded ones do not have), it looks the token up.
+func (e *Encoder) tokRank(p string, r int32, start, end int) int32 {
+	if r != noRank {
+		return r
+	}
+	return int32(e.rank(p[start:end]))
+}
+
+// part is a token of a piece being merged by mergeSmall: its start, its
+// rank, and the rank of it merged with the next token.
+type part struct{ start, tok, pair int32 }
+
+// smallParts is tiktoken's byte_pair_merge of p, 2 to smallPiece bytes,
+// in buf: it returns the tokens of p, each with its start and rank,
+// followed by a part that starts at len(p).
+func (e *Encoder) smallParts(p string, buf *[smallPiece + 1]part) []part {
 	parts := buf[:0]
 	for i := 0; i < len(p)-1; i++ {
-		parts = append(parts, part{int32(i), int32(e.rank(p[i : i+2]))})
+		parts = append(parts, part{int32(i), e.byteRank[p[i]], int32(e.rank(p[i : i+2]))})
 	}
-	parts = append(parts, part{int32(len(p) - 1), noRank}, part{int32(len(p)), noRank})
+	parts = append(parts, part{int32(len(p) - 1), e.byteRank[p[len(p)-1]], noRank}, part{int32(len(p)), noRank, noRank})
 	pairRank := func(i int) int32 {
 		if i+3 < len(parts) {
 			return int32(e.rank(p[parts[i].start:parts[i+3].start]))
@@ -208,49 +292,49 @@ func (e *Encoder) mergeSmall(p string) int {
 	for {
 		min, at := int32(noRank), -1
 		for i, pt := range parts[:len(parts)-1] {
-			if pt.rank < min {
-				min, at = pt.rank, i
+			if pt.pair < min {
+				min, at = pt.pair, i
 			}
 		}
 		if at < 0 {
 			break
 		}
+		parts[at].tok = min
 		if at > 0 {
-			parts[at-1].rank = pairRank(at - 1)
+			parts[at-1].pair = pairRank(at - 1)
 		}
-		parts[at].rank = pairRank(at)
+		parts[at].pair = pairRank(at)
 		parts = append(parts[:at+1], parts[at+2:]...)
 	}
-	return len(parts) - 1
+	return parts
 }
 
-// mergeHeap merges like mergeSmall, with the candidate pairs in a min-heap
+// mergeSmall returns the number of tokens of p, 2 to smallPiece bytes.
+func (e *Encoder) mergeSmall(p string) int {
+	var buf [smallPiece + 1]part
+	return len(e.smallParts(p, &buf)) - 1
+}
+
+// heapMerge merges like smallParts, with the candidate pairs in a min-heap
 // keyed by (rank, start) so that it pops the lowest rank, leftmost first,
 // exactly as the rescans do. Tokens form a linked list over their start
 // offsets; a heap entry is stale once its token died or its pair's rank
-// changed.
-func (e *Encoder) mergeHeap(p string) int {
+// changed. It returns the number of tokens, and leaves the list in buf:
+// from 0, buf.next[i] is the start of the token after the one at i, and
+// buf.tok[i] the rank of the token at i.
+func (e *Encoder) heapMerge(p string, buf *mergeBuf) int {
 	n := len(p)
-	buf, _ := e.bufs.Get().(*mergeBuf)
-	if buf == nil {
-		buf = new(mergeBuf)
-	}
-	buf.next, buf.prev, buf.rank = int32s(buf.next, n+1), int32s(buf.prev, n+1), int32s(buf.rank, n+1)
+	buf.next, buf.prev, buf.rank, buf.tok = int32s(buf.next, n+1), int32s(buf.prev, n+1), int32s(buf.rank, n+1), int32s(buf.tok, n+1)
 	if cap(buf.heap) < n {
 		buf.heap = make(minHeap, 0, n)
 	}
 	next := buf.next // start of the next token; n ends the list
 	prev := buf.prev
 	rank := buf.rank // rank of the token at i merged with the next one
+	tok := buf.tok
 	h := buf.heap[:0]
-	defer func() {
-		if n <= maxMergeBuf {
-			buf.heap = h[:0] // push may have grown it
-			e.bufs.Put(buf)
-		}
-	}()
 	for i := 0; i < n; i++ {
-		next[i], prev[i] = int32(i+1), int32(i-1)
+		next[i], prev[i], tok[i] = int32(i+1), int32(i-1), e.byteRank[p[i]]
 	}
 	pair := func(i int32) int32 {
 		j := next[i]
@@ -279,6 +363,7 @@ func (e *Encoder) mergeHeap(p string) int {
 			prev[next[j]] = i
 		}
 		rank[j] = noRank // dead
+		tok[i] = r
 		count--
 		if rank[i] = pair(i); rank[i] != noRank {
 			h.push(uint64(rank[i])<<32 | uint64(i))
@@ -290,7 +375,31 @@ func (e *Encoder) mergeHeap(p string) int {
 			}
 		}
 	}
+	buf.heap = h[:0] // push may have grown it
 	return count
+}
+
+// getBuf returns scratch memory for heapMerge; putBuf keeps it for the
+// next long piece unless p was longer than maxMergeBuf.
+func (e *Encoder) getBuf() *mergeBuf {
+	if buf, _ := e.bufs.Get().(*mergeBuf); buf != nil {
+		return buf
+	}
+	return new(mergeBuf)
+}
+
+func (e *Encoder) putBuf(buf *mergeBuf, p string) {
+	if len(p) <= maxMergeBuf {
+		e.bufs.Put(buf)
+	}
+}
+
+// mergeHeap returns the number of tokens of p, of any length.
+func (e *Encoder) mergeHeap(p string) int {
+	buf := e.getBuf()
+	n := e.heapMerge(p, buf)
+	e.putBuf(buf, p)
+	return n
 }
 
 // minHeap is a 4-ary min-heap of (rank<<32 | start) keys: shallower than
