@@ -30,7 +30,9 @@ const (
 const EstimateMargin = 0.03
 
 // An Estimator is the Counter of a model family (see
-// [EstimatorForModel]) with what else the family costs per message.
+// [EstimatorForModel]) with what else the family costs per message. Make
+// one with EstimatorForModel; the zero Estimator is not usable. An
+// Estimator is safe for concurrent use by multiple goroutines.
 type Estimator struct {
 	family     string
 	model      string // the model's name, lower case, without a provider's prefix

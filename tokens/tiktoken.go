@@ -86,9 +86,11 @@ func (e *encodingSpec) loadJS() (*bpe.Encoder, error) {
 // UTF-8 is first decoded the way a browser or Node.js decodes it: each
 // maximal ill-formed subsequence becomes one U+FFFD.
 //
-// A Tiktoken is safe for concurrent use by multiple goroutines. Its
-// vocabulary is read in place from the binary and shared by all
-// Tiktokens of the same encoding in the process.
+// Make one with [NewTiktoken], [NewGPTTokenizer] or [TiktokenForModel]; the
+// zero Tiktoken is not usable. A Tiktoken is safe for concurrent use by
+// multiple goroutines. Its vocabulary is read in place from the binary and
+// shared by all Tiktokens of the same encoding in the process, as is a
+// bounded cache of the tokens of the pieces of text it merged.
 type Tiktoken struct {
 	name  string
 	enc   *bpe.Encoder

@@ -22,8 +22,9 @@ import (
 type Encoder struct {
 	ranks    *Table
 	split    splitter
-	js       bool       // reproduce gpt-tokenizer's lookups (see NewJS)
-	byteRank [256]int32 // the rank of each byte as a token, noRank for none
+	js       bool        // reproduce gpt-tokenizer's lookups (see NewJS)
+	byteOnce sync.Once   // guards byteRank, made by the first merge
+	byteRank *[256]int32 // the rank of each byte as a token, noRank for none
 	cache    [cacheShards]cacheShard
 	bufs     sync.Pool // of *mergeBuf, heapMerge's scratch memory
 }
@@ -81,11 +82,20 @@ func New(ranks *Table, p Pattern) *Encoder {
 }
 
 func newEncoder(ranks *Table, split splitter, js bool) *Encoder {
-	e := &Encoder{ranks: ranks, split: split, js: js}
-	for b := range e.byteRank {
-		e.byteRank[b] = int32(e.rank(string([]byte{byte(b)})))
-	}
-	return e
+	return &Encoder{ranks: ranks, split: split, js: js}
+}
+
+// byteRanks returns the rank of each byte as a token, looked up on the
+// first call (a few microseconds) rather than when the Encoder is made:
+// a text whose pieces are all tokens needs none.
+func (e *Encoder) byteRanks() *[256]int32 {
+	e.byteOnce.Do(func() {
+		e.byteRank = new([256]int32)
+		for b := range e.byteRank {
+			e.byteRank[b] = int32(e.rank(string([]byte{byte(b)})))
+		}
+	})
+	return e.byteRank
 }
 
 // NewJS returns an Encoder that reproduces gpt-tokenizer 4, the JavaScript
@@ -195,7 +205,7 @@ func (e *Encoder) pieceCount(p string) int {
 // appendTokens appends the tokens of one piece to dst.
 func (e *Encoder) appendTokens(dst []int, p string) []int {
 	if len(p) == 1 {
-		return append(dst, int(e.byteRank[p[0]]))
+		return append(dst, int(e.byteRanks()[p[0]]))
 	}
 	if r, ok := e.ranks.Rank(p); ok && !(e.js && strings.HasPrefix(p, bom)) {
 		return append(dst, r)
@@ -278,11 +288,12 @@ type part struct{ start, tok, pair int32 }
 // in buf: it returns the tokens of p, each with its start and rank,
 // followed by a part that starts at len(p).
 func (e *Encoder) smallParts(p string, buf *[smallPiece + 1]part) []part {
+	br := e.byteRanks()
 	parts := buf[:0]
 	for i := 0; i < len(p)-1; i++ {
-		parts = append(parts, part{int32(i), e.byteRank[p[i]], int32(e.rank(p[i : i+2]))})
+		parts = append(parts, part{int32(i), br[p[i]], int32(e.rank(p[i : i+2]))})
 	}
-	parts = append(parts, part{int32(len(p) - 1), e.byteRank[p[len(p)-1]], noRank}, part{int32(len(p)), noRank, noRank})
+	parts = append(parts, part{int32(len(p) - 1), br[p[len(p)-1]], noRank}, part{int32(len(p)), noRank, noRank})
 	pairRank := func(i int) int32 {
 		if i+3 < len(parts) {
 			return int32(e.rank(p[parts[i].start:parts[i+3].start]))
@@ -333,8 +344,9 @@ func (e *Encoder) heapMerge(p string, buf *mergeBuf) int {
 	rank := buf.rank // rank of the token at i merged with the next one
 	tok := buf.tok
 	h := buf.heap[:0]
+	br := e.byteRanks()
 	for i := 0; i < n; i++ {
-		next[i], prev[i], tok[i] = int32(i+1), int32(i-1), e.byteRank[p[i]]
+		next[i], prev[i], tok[i] = int32(i+1), int32(i-1), br[p[i]]
 	}
 	pair := func(i int32) int32 {
 		j := next[i]

@@ -88,7 +88,7 @@ func TestByteRanks(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := New(tab, R50k)
-		for b, r := range e.byteRank {
+		for b, r := range e.byteRanks() {
 			if r == noRank {
 				t.Errorf("%s: byte %#x is no token", file, b)
 			}

@@ -22,7 +22,7 @@ func (e *Encoder) Encode(dst []int, s string) []int {
 // does, without the cache, which does not keep where tokens end.
 func (e *Encoder) appendPiece(toks, ends []int, p string, off int) ([]int, []int) {
 	if len(p) == 1 {
-		return append(toks, int(e.byteRank[p[0]])), append(ends, off+1)
+		return append(toks, int(e.byteRanks()[p[0]])), append(ends, off+1)
 	}
 	if r, ok := e.ranks.Rank(p); ok && !(e.js && strings.HasPrefix(p, bom)) {
 		return append(toks, r), append(ends, off+len(p))
