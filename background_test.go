@@ -280,3 +280,34 @@ func BenchmarkCompressTriggered(b *testing.B) {
 		})
 	}
 }
+
+// TestBackgroundTaskCancelled: a background task's context is the
+// scheduler's: when the scheduler cancels it (a shutdown whose grace is
+// over), the Summarizer call is cancelled and nothing is saved.
+func TestBackgroundTaskCancelled(t *testing.T) {
+	st := NewMemoryStore()
+	entered := make(chan struct{})
+	sum := SummarizerFunc(func(ctx context.Context, req SummarizeRequest) (string, error) {
+		close(entered)
+		<-ctx.Done() // a hung LLM, released only by cancellation
+		return "", ctx.Err()
+	})
+	taskCtx, cancel := context.WithCancel(context.Background())
+	var task func(context.Context)
+	c := mustNew(t, sum, st, WithTriggerTokens(30), WithBackground(func(f func(context.Context)) { task = f }))
+	if res, _ := c.Compress(context.Background(), "c", conversation(3)); !res.Scheduled {
+		t.Fatal("not scheduled")
+	}
+	done := make(chan struct{})
+	go func() { task(taskCtx); close(done) }()
+	<-entered
+	cancel()
+	select { // done only if the cancellation reached the Summarizer
+	case <-done:
+	case <-time.After(time.Minute): // a hang guard, not a timing assertion
+		t.Fatal("the task's cancellation did not reach the Summarizer")
+	}
+	if s, _ := st.Load(context.Background(), "c"); !s.IsZero() {
+		t.Errorf("a cancelled task saved %+v", s)
+	}
+}

@@ -1,6 +1,8 @@
 package recap
 
 import (
+	"context"
+	"log/slog"
 	"regexp"
 	"strings"
 	"unicode"
@@ -47,6 +49,18 @@ type SummaryCheck struct {
 	// token budget: the assistant's before the user's, and of one
 	// speaker, the oldest.
 	Unfit []KeyItem
+}
+
+// merge returns c with the findings of d added (c may be nil).
+func (c *SummaryCheck) merge(d *SummaryCheck) *SummaryCheck {
+	if c == nil {
+		return d
+	}
+	c.Missing = append(c.Missing, d.Missing...)
+	c.Retried = c.Retried || d.Retried
+	c.Repaired = append(c.Repaired, d.Repaired...)
+	c.Unfit = append(c.Unfit, d.Unfit...)
+	return c
 }
 
 // RepairHeading introduces the statements that the summary check appends
@@ -213,16 +227,23 @@ func previousStatements(previous string) []statement {
 		if line == "" || line == RepairHeading {
 			continue
 		}
-		speaker, text := "Summary", keyitems.TrimListMarker(line)
-		for _, s := range []string{"User", "Assistant", "Tool", "System"} {
-			if rest, ok := strings.CutPrefix(text, s+":"); ok {
-				speaker, text = s, strings.Trim(strings.TrimSpace(rest), `"`)
-				break
-			}
-		}
+		speaker, text := itemSpeaker(line)
 		sts = appendStatements(sts, speaker, "", text)
 	}
 	return sts
+}
+
+// itemSpeaker reads a summary's line: its speaker ("User" for `- User:
+// "..."`, or "Summary" when it names none) and its text, without the list
+// marker, the speaker and the quotes.
+func itemSpeaker(line string) (speaker, text string) {
+	text = keyitems.TrimListMarker(strings.TrimSpace(line))
+	for _, s := range []string{"User", "Assistant", "Tool", "System"} {
+		if rest, ok := strings.CutPrefix(text, s+":"); ok {
+			return s, strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return "Summary", text
 }
 
 // appendStatements appends the sentences of text to sts.
@@ -378,11 +399,12 @@ func missingItems(want []KeyItem, summary string) []KeyItem {
 	return out
 }
 
-// repair appends the statements of missing to summary under
-// RepairHeading, each once, as many as fit in limit tokens counted by
-// count: the user's before the others', of one speaker the newest first,
-// written in the order they were stated. It returns the summary and the
-// items it added and left out.
+// repair puts the statements of missing into summary, as many as fit in
+// limit tokens counted by count, the user's before the others' and of one
+// speaker the newest first: each in place of a list item of the summary
+// that says the same in other words (most of the words of each are the
+// other's), or else appended under RepairHeading in the order they were
+// stated. It returns the summary and the items it put in and left out.
 func repair(summary string, missing []KeyItem, limit int, count func(string) int) (string, []KeyItem, []KeyItem) {
 	if len(missing) == 0 {
 		return summary, nil, nil
@@ -396,17 +418,27 @@ func repair(summary string, missing []KeyItem, limit int, count func(string) int
 			}
 		}
 	}
-	take := make([]bool, len(missing))
-	lines := map[string]bool{}
+	lines := strings.Split(summary, "\n")
+	replaced := map[int]string{} // index in lines to the quote put there
+	appended := make([]bool, len(missing))
 	render := func() string {
 		var b strings.Builder
-		b.WriteString(summary)
-		b.WriteString("\n\n")
-		b.WriteString(RepairHeading)
+		for j, l := range lines {
+			if j > 0 {
+				b.WriteByte('\n')
+			}
+			if q, ok := replaced[j]; ok {
+				l = q
+			}
+			b.WriteString(l)
+		}
 		seen := map[string]bool{}
 		for i, it := range missing {
-			l := itemLine(it)
-			if take[i] && !seen[l] {
+			if l := itemLine(it); appended[i] && !seen[l] {
+				if len(seen) == 0 {
+					b.WriteString("\n\n")
+					b.WriteString(RepairHeading)
+				}
 				seen[l] = true
 				b.WriteString("\n")
 				b.WriteString(l)
@@ -414,19 +446,28 @@ func repair(summary string, missing []KeyItem, limit int, count func(string) int
 		}
 		return b.String()
 	}
-	grew := false
+	placed := map[string]bool{} // quote lines in the summary
+	take := make([]bool, len(missing))
 	for _, i := range prio {
 		l := itemLine(missing[i])
-		if lines[l] { // its statement is in already
+		if placed[l] {
 			take[i] = true
 			continue
 		}
-		take[i] = true
+		if j := sameSay(lines, replaced, missing[i].Statement); j >= 0 {
+			replaced[j] = l
+			if count(render()) <= limit {
+				take[i], placed[l] = true, true
+				continue
+			}
+			delete(replaced, j)
+		}
+		appended[i] = true
 		if count(render()) > limit {
-			take[i] = false
+			appended[i] = false
 			continue
 		}
-		lines[l], grew = true, true
+		take[i], placed[l] = true, true
 	}
 	var added, unfit []KeyItem
 	for i, it := range missing {
@@ -436,10 +477,48 @@ func repair(summary string, missing []KeyItem, limit int, count func(string) int
 			unfit = append(unfit, it)
 		}
 	}
-	if !grew {
+	if len(added) == 0 {
 		return summary, nil, unfit
 	}
 	return render(), added, unfit
+}
+
+// sameSay returns the index of the list item of lines (not yet replaced)
+// that says what statement says in other words: at least half of the
+// statement's content words are in it and they are 85% of its own (so
+// that an item that also says something else is never replaced). It
+// returns -1 if there is none.
+func sameSay(lines []string, replaced map[int]string, statement string) int {
+	_, sw := keyitems.Features(statement, nil, nil)
+	if len(sw) < 2 {
+		return -1
+	}
+	want := map[string]bool{}
+	for _, w := range sw {
+		want[w] = true
+	}
+	best, bestScore := -1, 0.0
+	for j, l := range lines {
+		if _, done := replaced[j]; done || !strings.HasPrefix(strings.TrimSpace(l), "- ") {
+			continue
+		}
+		_, text := itemSpeaker(l)
+		_, lw := keyitems.Features(text, nil, nil)
+		if len(lw) == 0 {
+			continue
+		}
+		n := 0
+		for _, w := range lw {
+			if want[w] {
+				n++
+			}
+		}
+		of, mine := float64(n)/float64(len(want)), float64(n)/float64(len(lw))
+		if of >= 0.5 && mine >= 0.85 && of+mine > bestScore {
+			best, bestScore = j, of+mine
+		}
+	}
+	return best
 }
 
 // itemLine is the line that quotes an item's statement in a repaired
@@ -461,4 +540,63 @@ func missingLines(missing []KeyItem) []string {
 		}
 	}
 	return out
+}
+
+// check checks text, the summary s made for req, against req's input when
+// WithSummaryCheck is set (and returns text and nil otherwise): the key
+// items it leaves out are asked for once more (SummarizeRequest.Missing),
+// and those still missing are appended verbatim as far as the summary's
+// bound allows (see repair). A second summary that misses more than the
+// first is not used.
+func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeRequest, copies func() []Message, text string, input int, fallback bool) (string, *SummaryCheck) {
+	if !c.cfg.check {
+		return text, nil
+	}
+	want := inputItems(req.Previous, req.Messages)
+	missing := missingItems(want, text)
+	chk := &SummaryCheck{}
+	if len(missing) > 0 && ctx.Err() == nil {
+		chk.Retried = true
+		again := req
+		again.Messages, again.Missing = copies(), missingLines(missing)
+		if t, err := c.call(ctx, s, again, input, fallback); err == nil {
+			if m := missingItems(want, t); len(m) <= len(missing) {
+				text, missing = t, m
+			}
+		}
+	}
+	chk.Missing = missing
+	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) }
+	text, chk.Repaired, chk.Unfit = repair(text, missing, c.repairLimit(input), count)
+	if h := c.cfg.hooks.SummaryChecked; h != nil {
+		h(ctx, req.ChatID, *chk)
+	}
+	if len(missing) > 0 {
+		c.log(ctx, slog.LevelInfo, "summary check", req.ChatID, "missing", len(missing), "retried", chk.Retried,
+			"repaired", len(chk.Repaired), "unfit", len(chk.Unfit))
+	}
+	return text, chk
+}
+
+// summaryBound is the most tokens a summary of input tokens may have, as
+// call checks it: no more than its input, unless the input is tiny
+// (minSummaryAllowance), and WithMaxSummaryTokens.
+func (c *Compressor) summaryBound(input int) int {
+	n := max(input, minSummaryAllowance)
+	if c.cfg.maxSummary > 0 {
+		n = min(n, c.cfg.maxSummary)
+	}
+	return n
+}
+
+// repairLimit is the most tokens a summary the check repairs may have:
+// summaryBound, and without WithMaxSummaryTokens, half the trigger, so that
+// a repaired summary stays well under it (or every new message would set
+// off another summarization).
+func (c *Compressor) repairLimit(input int) int {
+	n := c.summaryBound(input)
+	if c.cfg.maxSummary == 0 {
+		n = min(n, max(c.cfg.trigger/2, 1))
+	}
+	return n
 }

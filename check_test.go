@@ -1,6 +1,7 @@
 package recap
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -181,5 +182,168 @@ func TestRepair(t *testing.T) {
 				t.Errorf("a repaired summary still misses %v", values(missingItems(added, got)))
 			}
 		})
+	}
+}
+
+// checkChat is a chat whose first four messages are folded at trigger 20
+// (words), window 1: they state an order number, an amount corrected
+// later, a ticket and a decision.
+var checkChat = []Message{
+	{ID: "1", Role: RoleUser, Content: "Hello, my order BW-58231 arrived broken and I paid £649 for it."},
+	{ID: "2", Role: RoleAssistant, Content: "Sorry to hear that. I opened ticket RMA-7741 for the replacement.\n\n" + strings.Repeat("Replacements usually take a few days to arrange, and you will get a message once the courier has it. ", 3)},
+	{ID: "3", Role: RoleUser, Content: "Actually I paid £694, not £649. Let's go with a replacement rather than a refund."},
+	{ID: "4", Role: RoleAssistant, Content: "Noted, a replacement it is. " + strings.Repeat("Keep the broken one in its box until the courier collects it, with all the parts that came with it. ", 3)},
+	{ID: "5", Role: RoleUser, Content: "When will it ship?"},
+}
+
+// scriptedSummarizer answers the first request with first and a request
+// carrying Missing with second(req), recording the requests.
+type scriptedSummarizer struct {
+	first  string
+	second func(SummarizeRequest) string
+	reqs   []SummarizeRequest
+}
+
+func (s *scriptedSummarizer) Summarize(_ context.Context, req SummarizeRequest) (string, error) {
+	s.reqs = append(s.reqs, req)
+	if req.Missing != nil && s.second != nil {
+		return s.second(req), nil
+	}
+	return s.first, nil
+}
+
+func TestSummaryCheck(t *testing.T) {
+	const poor = "The user's order arrived broken; a replacement was chosen."
+	honour := func(req SummarizeRequest) string { return poor + " " + strings.Join(req.Missing, " ") }
+	tests := []struct {
+		name       string
+		first      string
+		second     func(SummarizeRequest) string
+		opts       []Option
+		calls      int
+		retried    bool
+		missing    []string // after the second request
+		repaired   []string
+		unfit      []string
+		inSummary  []string
+		notSummary []string
+	}{
+		{
+			name:  "complete: no second request",
+			first: "Order BW-58231 broken; paid £694; ticket RMA-7741. User: let's go with a replacement rather than a refund.",
+			calls: 1,
+		},
+		{
+			name:      "the second request keeps what the first left out",
+			first:     poor,
+			second:    honour,
+			calls:     2,
+			retried:   true,
+			inSummary: []string{"BW-58231", "£694", "RMA-7741"},
+		},
+		{
+			name:    "still missing: repaired verbatim, the corrected value not carried",
+			first:   poor,
+			second:  func(SummarizeRequest) string { return poor },
+			calls:   2,
+			retried: true,
+			missing: []string{"identifier bw-58231", "identifier rma-7741", "number £694",
+				"statement let's go with a replacement rather than a refund."},
+			repaired: []string{"identifier bw-58231", "identifier rma-7741", "number £694",
+				"statement let's go with a replacement rather than a refund."},
+			inSummary:  []string{RepairHeading, `- User: "Hello, my order BW-58231 arrived broken and I paid £649 for it."`, `- Assistant: "I opened ticket RMA-7741 for the replacement."`, `- User: "Actually I paid £694, not £649."`},
+			notSummary: nil,
+		},
+		{
+			name:    "the budget keeps the user's newest",
+			first:   poor,
+			second:  func(SummarizeRequest) string { return poor },
+			opts:    []Option{WithMaxSummaryTokens(40)},
+			calls:   2,
+			retried: true,
+			missing: []string{"identifier bw-58231", "identifier rma-7741", "number £694",
+				"statement let's go with a replacement rather than a refund."},
+			repaired:   []string{"number £694", "statement let's go with a replacement rather than a refund."},
+			unfit:      []string{"identifier bw-58231", "identifier rma-7741"},
+			notSummary: []string{"RMA-7741", "BW-58231"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scriptedSummarizer{first: tt.first, second: tt.second}
+			var hooked []SummaryCheck
+			opts := append([]Option{WithTriggerTokens(20), WithWindowConversations(1), WithSummaryCheck(), WithMaxSummaryTokens(200),
+				WithHooks(Hooks{SummaryChecked: func(_ context.Context, _ string, c SummaryCheck) { hooked = append(hooked, c) }})}, tt.opts...)
+			st := NewMemoryStore()
+			c := mustNew(t, s, st, opts...)
+			res, err := c.Compress(context.Background(), "c", checkChat)
+			if err != nil || res.Err != nil || !res.Summarized {
+				t.Fatalf("Compress: %v, %v, summarized %v", err, res.Err, res.Summarized)
+			}
+			if len(s.reqs) != tt.calls {
+				t.Errorf("%d Summarizer calls, want %d", len(s.reqs), tt.calls)
+			}
+			if tt.calls == 2 {
+				want := missingLines(missingItems(inputItems("", checkChat[:4]), tt.first))
+				if diff := cmp.Diff(want, s.reqs[1].Missing); diff != "" {
+					t.Errorf("second request's Missing (-want +got):\n%s", diff)
+				}
+				p := RenderPrompt(s.reqs[1], "")
+				for _, l := range want {
+					if !strings.Contains(p.User, l) {
+						t.Errorf("the second prompt does not list %q", l)
+					}
+				}
+			}
+			chk := res.Check
+			if chk == nil || len(hooked) != 1 {
+				t.Fatalf("Check = %v, hooked %d times", chk, len(hooked))
+			}
+			if chk.Retried != tt.retried {
+				t.Errorf("Retried = %v", chk.Retried)
+			}
+			for _, d := range []struct {
+				what      string
+				want, got []string
+			}{{"Missing", tt.missing, values(chk.Missing)}, {"Repaired", tt.repaired, values(chk.Repaired)}, {"Unfit", tt.unfit, values(chk.Unfit)}} {
+				if diff := cmp.Diff(d.want, d.got); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", d.what, diff)
+				}
+			}
+			stored, _ := st.Load(context.Background(), "c")
+			for _, w := range tt.inSummary {
+				if !strings.Contains(stored.Text, w) {
+					t.Errorf("stored summary lacks %q:\n%s", w, stored.Text)
+				}
+			}
+			for _, w := range tt.notSummary {
+				if strings.Contains(stored.Text, w) {
+					t.Errorf("stored summary has %q:\n%s", w, stored.Text)
+				}
+			}
+			if n := words.CountTokens(stored.Text); tt.opts != nil && n > 40 {
+				t.Errorf("repaired summary of %d tokens, over WithMaxSummaryTokens(40)", n)
+			}
+		})
+	}
+}
+
+func TestSummaryCheckOff(t *testing.T) {
+	s := &scriptedSummarizer{first: "poor", second: func(SummarizeRequest) string { return "x" }}
+	c := mustNew(t, s, NewMemoryStore(), WithTriggerTokens(20), WithWindowConversations(1))
+	res, err := c.Compress(context.Background(), "c", checkChat)
+	if err != nil || res.Check != nil || len(s.reqs) != 1 {
+		t.Errorf("without WithSummaryCheck: err %v, Check %v, %d calls", err, res.Check, len(s.reqs))
+	}
+}
+
+func TestRepairReplaces(t *testing.T) {
+	count := func(s string) int { return len(strings.Fields(s)) }
+	summary := "Facts:\n- User: \"My order about BW was shipped on about 10 March to the depot.\"\n- User: \"My order was shipped, and the depot in Leeds called about the invoice.\""
+	missing := []KeyItem{{Kind: "identifier", Value: "bw-58231", Statement: "My order BW-58231 was shipped on 14 March to the depot.", Speaker: "User"}}
+	got, added, _ := repair(summary, missing, 100, count)
+	want := "Facts:\n- User: \"My order BW-58231 was shipped on 14 March to the depot.\"\n- User: \"My order was shipped, and the depot in Leeds called about the invoice.\""
+	if diff := cmp.Diff(want, got); diff != "" || len(added) != 1 {
+		t.Errorf("a reworded item is replaced by the statement, an item that says more is not (-want +got):\n%s", diff)
 	}
 }

@@ -35,40 +35,6 @@ func (c *Compressor) minRoom() int {
 	return max(c.cfg.maxInput/4, c.piece)
 }
 
-// cutPoints reports, for each i from 0 to len(msgs), whether msgs may be
-// cut before msgs[i] (len(msgs): after the last one): not before a tool
-// message, and not between a tool call ("tool-call" part) and a result
-// ("tool-result" part) with its ID, parallel calls included. A cut at an
-// allowed point never leaves a tool result without its call before it.
-func cutPoints(msgs []Message) []bool {
-	ok := make([]bool, len(msgs)+1)
-	for i := range ok {
-		ok[i] = true
-	}
-	var calls map[string]int // tool call ID to the index of its message
-	for i, m := range msgs {
-		if m.Role == RoleTool {
-			ok[i] = false
-		}
-		for _, p := range m.Parts {
-			switch p.Type {
-			case PartToolCall:
-				if calls == nil {
-					calls = make(map[string]int)
-				}
-				calls[p.ToolCallID] = i
-			case PartToolResult:
-				if c, found := calls[p.ToolCallID]; found {
-					for j := c + 1; j <= i; j++ {
-						ok[j] = false
-					}
-				}
-			}
-		}
-	}
-	return ok
-}
-
 // chunk returns the next Summarizer input of rest, given the running
 // summary: the messages (the last ones possibly truncated, with a marker),
 // how many messages of rest it takes (at least one), and its input tokens.

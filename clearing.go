@@ -3,7 +3,6 @@ package recap
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 )
 
 // Tool-result clearing (WithToolResultClearing): old tool outputs in a
@@ -63,24 +62,6 @@ func (r ClearedResult) placeholder() string {
 		ref = "; ref " + k
 	}
 	return fmt.Sprintf("[recap: the output of %s (call %s, %d tokens) was cleared to save context%s]", name, r.CallID, r.Tokens, ref)
-}
-
-// clearedRef returns the content key that a placeholder of m's keeps (see
-// placeholder), or "".
-func clearedRef(m Message) string {
-	for _, p := range m.Parts {
-		if !p.isResult() || p.Wire != WireString {
-			continue
-		}
-		var text string
-		if json.Unmarshal(p.Output, &text) != nil || !strings.HasPrefix(text, "[recap: the output of ") {
-			continue
-		}
-		if i := strings.LastIndex(text, "; ref "); i >= 0 && strings.HasSuffix(text, "]") {
-			return text[i+len("; ref ") : len(text)-1]
-		}
-	}
-	return ""
 }
 
 // clearedCopy returns m with the results of cleared (all for m) replaced
@@ -161,15 +142,6 @@ func applyClearing(msgs []Message, cleared []ClearedResult) []Message {
 		out[i] = m
 	}
 	return out
-}
-
-// exemptSet returns the tool names as a set.
-func exemptSet(names []string) map[string]bool {
-	set := make(map[string]bool, len(names))
-	for _, n := range names {
-		set[strings.TrimSpace(n)] = true
-	}
-	return set
 }
 
 // clearPlan sets p.Cleared: the tool results of p's payload after the

@@ -49,6 +49,13 @@
 // ceiling on the payload. [RenderPrompt] renders a request for an LLM with
 // the transcript delimited as data.
 //
+// [WithSummaryCheck] checks each new summary against its input's key items
+// (identifiers, numbers with their units, dates, names, statements of
+// constraints and decisions) and repairs what it left out. [Recall] and
+// [Compressor.Recall] search what the summary covers, and the recall tool
+// ([RecallToolSchema], [Compressor.AnswerRecall]) lets the model look up a
+// detail the summary dropped.
+//
 // Off the request path, [WithBackground] hands summarizations to the
 // caller's scheduler while the payload still fits the ceiling, and
 // [WithToolResultClearing] replaces old tool outputs by placeholders, in
@@ -70,6 +77,28 @@
 // estimates that err high for Claude and Gemini, whose tokenizers are not
 // public. A [Calibrator] corrects any counter from the usage a provider
 // reports.
+//
+// # Reading the code
+//
+// A request goes through these steps, each in files of its own that call
+// only into the steps before it (a test, TestLayers, enforces it):
+//
+//  1. formats (message.go, message_openai.go, media.go, ids.go): what a
+//     message is, its text, its wire format, its IDs;
+//  2. reconcile (reconcile.go): how the request relates to the summary in
+//     force (echoes, older snapshots, stale summaries), one table of cases;
+//  3. plan (window.go, clearing.go, turn.go): the pinned prompt, the
+//     window, the current turn, cleared tool outputs, folds of a long
+//     turn, what to summarize;
+//  4. budget (budget.go): the payload's ceiling;
+//  5. summarize (summarize.go, chunk.go, prompt.go, check.go, flight.go,
+//     lease.go): the Summarizer calls, one chat at a time;
+//  6. save (store.go): the Store's compare-and-swap;
+//  7. after a request (recall*.go, calibrate.go): recall of what a summary
+//     covers, calibration from reported usage.
+//
+// The Compressor (compressor.go) runs them in turn; options.go, errors.go,
+// summary.go and tokens.go hold what every step uses.
 //
 // recap is a pure library: it does no network or file I/O, reads no
 // environment ([OptionsFromEnv] takes a lookup function), starts no

@@ -75,9 +75,12 @@ func TestLeaseAcrossCompressors(t *testing.T) {
 					<-gate
 					return "summary of " + req.Messages[len(req.Messages)-1].ID, nil
 				})
+				// Each Compressor's lease calls go through its own
+				// refusing, which says when it was first refused.
+				refused := newRefusals(procs - 1)
 				cs := make([]*Compressor, procs)
 				for i := range cs {
-					cs[i] = mustNew(t, sum, st, WithTriggerTokens(30), WithLeaseWait(wait))
+					cs[i] = mustNew(t, sum, &refusing{MemoryStore: st, i: i, r: refused}, WithTriggerTokens(30), WithLeaseWait(wait))
 				}
 				chat := conversation(6)
 				results := make([]Result, callers)
@@ -90,9 +93,15 @@ func TestLeaseAcrossCompressors(t *testing.T) {
 						results[i], errs[i] = cs[i%procs].Compress(context.Background(), "c", chat)
 					}(i)
 				}
-				// Hold the summarization until every caller either waits
-				// or has given up.
-				time.Sleep(100 * time.Millisecond)
+				// Hold the summarization until every other Compressor
+				// has found the lease held: its callers then wait for
+				// the holder or have given up (or, arriving later, will
+				// find the holder's summary).
+				select {
+				case <-refused.done:
+				case <-time.After(time.Minute):
+					t.Fatalf("after a minute, %d Compressors have found the lease held, want %d", refused.count(), procs-1)
+				}
 				close(gate)
 				wg.Wait()
 
@@ -134,6 +143,51 @@ func TestLeaseAcrossCompressors(t *testing.T) {
 			})
 		}
 	}
+}
+
+// refusing is a Leaser on a shared MemoryStore that tells r when
+// AcquireLease refuses it (ErrLeaseHeld); i names it.
+type refusing struct {
+	*MemoryStore
+	i int
+	r *refusals
+}
+
+func (s *refusing) AcquireLease(ctx context.Context, chatID, holder string, ttl time.Duration) error {
+	err := s.MemoryStore.AcquireLease(ctx, chatID, holder, ttl)
+	if errors.Is(err, ErrLeaseHeld) {
+		s.r.add(s.i)
+	}
+	return err
+}
+
+// refusals closes done once want distinct refusings have been refused.
+type refusals struct {
+	mu   sync.Mutex
+	seen map[int]bool // protected by mu
+	want int
+	done chan struct{}
+}
+
+func newRefusals(want int) *refusals {
+	return &refusals{seen: map[int]bool{}, want: want, done: make(chan struct{})}
+}
+
+func (r *refusals) add(i int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.seen[i] {
+		r.seen[i] = true
+		if len(r.seen) == r.want {
+			close(r.done)
+		}
+	}
+}
+
+func (r *refusals) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.seen)
 }
 
 // TestLeaseTakeover: a holder that died keeps the lease until it expires;

@@ -739,3 +739,13 @@ func marshalObject(ms []member, extra map[string]json.RawMessage, parts json.Raw
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+// pinned reports whether r is a role of the app's prompt.
+func (r Role) pinned() bool { return r == RoleSystem || r == RoleDeveloper }
+
+// idless reports whether m comes from a wire format without message IDs
+// (an OpenAI message that had no "id"), so that its ID was made up.
+func (m Message) idless() bool {
+	_, wire := m.Extra["id"]
+	return m.Format == FormatOpenAI && !wire
+}

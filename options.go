@@ -32,6 +32,7 @@ type config struct {
 	maxTurn    int          // 0: the current turn is never compacted
 	reserved   int          // tokens of the request besides the payload (WithReservedTokens)
 	maxInput   int          // 0: no limit
+	check      bool         // WithSummaryCheck
 	fallback   Summarizer   // nil: none
 	hooks      Hooks        // zero: none
 	logger     *slog.Logger // nil: silent
@@ -41,6 +42,7 @@ type config struct {
 	clear      *clearing                            // nil: no tool-result clearing
 	leaseTTL   time.Duration                        // 0: from the summarize timeout (see WithLeaseTTL)
 	leaseWait  time.Duration                        // 0: do not wait for another lease holder
+	recallHint string                               // "": none (see WithRecallHint)
 }
 
 // mediaCost returns the tokens of an attachment of mediaType: the rule of
@@ -357,6 +359,28 @@ func WithMaxSummaryTokens(n int) Option {
 	})
 }
 
+// WithSummaryCheck makes Compress check each new summary against its input
+// before saving it: the key items of the previous summary and of the
+// folded messages (see [KeyItem]) must be in it, less those a later
+// message corrects (the newer value wins). When some are missing, the
+// Summarizer is asked once more, with the statements that state them in
+// [SummarizeRequest.Missing]; those still missing are appended verbatim,
+// with their speakers, under [RepairHeading], as many as fit in
+// WithMaxSummaryTokens (without it, in half the trigger) and in the size of
+// the input: the user's before the assistant's, and of one speaker the
+// newest first. [Result.Check], the SummaryChecked hook and the logger say
+// what was missing, repaired and left out. The check is deterministic and
+// reads numbers, identifiers and links alike in every language; names and
+// statements of constraints, decisions and corrections are read by cue
+// words in English, French, German, Spanish, Italian, Portuguese and
+// Japanese. The default is no check.
+func WithSummaryCheck() Option {
+	return optionFunc(func(c *config) error {
+		c.check = true
+		return nil
+	})
+}
+
 // WithMaxPayloadTokens sets a hard ceiling of n tokens on the whole
 // payload. When summarizing is not enough (it failed, or the window itself
 // is huge), Compress leaves out the oldest conversations between the
@@ -504,6 +528,9 @@ type Hooks struct {
 	// SummarizeEnd is called after it, with the context SummarizeStart
 	// returned and Duration, OutputTokens and Err set.
 	SummarizeEnd func(ctx context.Context, e SummarizeEvent)
+	// SummaryChecked is called, with WithSummaryCheck, after each new
+	// summary is checked (and repaired), before it is saved.
+	SummaryChecked func(ctx context.Context, chatID string, c SummaryCheck)
 }
 
 // SummarizeEvent describes one Summarizer call.
@@ -594,4 +621,13 @@ func OptionsFromEnv(prefix string, lookup func(string) (string, bool)) ([]Option
 		opts = append(opts, opt)
 	}
 	return opts, nil
+}
+
+// exemptSet returns the tool names as a set.
+func exemptSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[strings.TrimSpace(n)] = true
+	}
+	return set
 }

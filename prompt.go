@@ -57,7 +57,10 @@ type Prompt struct {
 // The messages are user-controlled, so the transcript is delimited by tags
 // whose name carries a hash of the whole transcript: no text inside can
 // contain the closing tag, since writing it would change the hash. Each
-// message is rendered as <message-HASH role="..." id="..."> with its text.
+// message is rendered as <message-HASH role="..." id="..."> with its text;
+// the statements of req.Missing, when a first summary left them out (see
+// WithSummaryCheck), follow in <missing-HASH>, with a sentence after the
+// transcript asking to keep them.
 func RenderPrompt(req SummarizeRequest, instructions string) Prompt {
 	if instructions == "" {
 		instructions = DefaultInstructions
@@ -69,6 +72,9 @@ func RenderPrompt(req SummarizeRequest, instructions string) Prompt {
 		texts[i] = m.Text()
 		fmt.Fprintf(h, "\x00%s\x00%s\x00%s", m.ID, m.Role, texts[i])
 	}
+	for _, l := range req.Missing {
+		fmt.Fprintf(h, "\x01%s", l)
+	}
 	nonce := hex.EncodeToString(h.Sum(nil))[:16]
 	tag := "transcript-" + nonce
 
@@ -78,7 +84,18 @@ func RenderPrompt(req SummarizeRequest, instructions string) Prompt {
 	for i, m := range req.Messages {
 		fmt.Fprintf(&b, "<message-%s role=%q id=%q>\n%s\n</message-%s>\n", nonce, string(m.Role), m.ID, texts[i], nonce)
 	}
+	if len(req.Missing) > 0 {
+		fmt.Fprintf(&b, "<missing-%s>\n", nonce)
+		for _, l := range req.Missing {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+		fmt.Fprintf(&b, "</missing-%s>\n", nonce)
+	}
 	fmt.Fprintf(&b, "</%s>\n", tag)
+	if len(req.Missing) > 0 {
+		fmt.Fprintf(&b, "A summary of these messages left out the statements in <missing-%s>: keep what each states, "+
+			"with identifiers, numbers, dates and names verbatim. ", nonce)
+	}
 	if req.MaxTokens > 0 {
 		fmt.Fprintf(&b, "Write the new summary in at most %d tokens.", req.MaxTokens)
 	} else {

@@ -21,12 +21,6 @@ type TokenCounter = tokens.Counter
 // functions as a TokenCounter.
 type TokenCounterFunc = tokens.CounterFunc
 
-// defaultCounter returns the o200k_base counter, loaded on first count.
-func defaultCounter() TokenCounter {
-	c, _ := tokens.NewTiktoken(tokens.O200kBase) // a known encoding: cannot fail
-	return c
-}
-
 // countCache remembers the token counts of messages, keyed by a 64-bit
 // hash of the text, so that a long chat is not re-tokenized on every turn.
 // (Two different texts share a key with a probability of about 2^-64.) The
@@ -163,4 +157,11 @@ func (c *Compressor) tokens(summary *Message, msgs []Message) int {
 		n += k
 	}
 	return n
+}
+
+// defaultCounter returns the o200k_base counter, whose vocabulary is read
+// once per process.
+func defaultCounter() TokenCounter {
+	c, _ := tokens.NewTiktoken(tokens.O200kBase) // a known, embedded encoding: tested to read
+	return c
 }

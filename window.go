@@ -19,7 +19,8 @@ const SummaryIDPrefix = "recap-summary:"
 type Plan struct {
 	// Echoed are the summary messages of recap's found in the input, as
 	// when a client sends back a payload it received: messages whose text
-	// is the existing summary's and whose ID is SummaryIDPrefix followed
+	// is the existing summary's (with or without the hint of
+	// WithRecallHint) and whose ID is SummaryIDPrefix followed
 	// by its boundary (or, in a format without message IDs, any ID). They
 	// stand for the messages the summary covers: they are not history,
 	// and the summary in force takes their place. Any other message, even
@@ -38,8 +39,8 @@ type Plan struct {
 	// chat has none, if it is stale, or if the chat is Older than it.
 	Summary Summary
 	// SummaryMessage is Summary as a message of the summary role, in the
-	// format of the chat's current turn (see [NewTextMessage]), or nil when
-	// Summary is zero.
+	// format of the chat's current turn (see [NewTextMessage]), with the
+	// hint of WithRecallHint after its text, or nil when Summary is zero.
 	SummaryMessage *Message
 	// Summarize are the messages after the boundary and before the window:
 	// the ones a summarization folds into the summary.
@@ -130,9 +131,10 @@ func (p Plan) Boundary() string {
 }
 
 // after returns the payload after the messages of Summarize up to s's
-// boundary were folded into s: Pinned, s as a message of role, the rest of
-// Summarize (if chunks were left), Window and Turn, in a fresh slice.
-func (p Plan) after(s Summary, role Role) []Message {
+// boundary were folded into s: Pinned, s as a message of role (with hint,
+// see summaryMessage), the rest of Summarize (if chunks were left), Window
+// and Turn, in a fresh slice.
+func (p Plan) after(s Summary, role Role, hint string) []Message {
 	rest := p.Summarize
 	for i, m := range rest {
 		if m.ID == s.LastMessageID {
@@ -140,15 +142,16 @@ func (p Plan) after(s Summary, role Role) []Message {
 			break
 		}
 	}
-	sm := summaryMessage(s, role, p.Turn[0].Format)
+	sm := summaryMessage(s, role, p.Turn[0].Format, hint)
 	return p.assemble(&sm, rest)
 }
 
 // summaryMessage returns s as a message of role in the chat's format (that
 // of its current turn): a UIMessage with one text part, an OpenAI message
-// with its content (and no "id" on the wire), or a plain message.
-func summaryMessage(s Summary, role Role, format Format) Message {
-	return NewTextMessage(format, SummaryIDPrefix+s.LastMessageID, role, s.Text)
+// with its content (and no "id" on the wire), or a plain message. Its text
+// is summaryMessageText(s, hint).
+func summaryMessage(s Summary, role Role, format Format, hint string) Message {
+	return NewTextMessage(format, SummaryIDPrefix+s.LastMessageID, role, summaryMessageText(s, hint))
 }
 
 // Plan splits msgs, the whole chat in order with the current turn last,
@@ -210,23 +213,6 @@ func (p Plan) echo(m Message) bool {
 	return false
 }
 
-// isEcho reports whether m is an echo of the summary message of s: its
-// text is s.Text and its ID is the one recap gave it (or m comes from a
-// format without IDs, where its ID was derived or made up by the caller).
-func isEcho(m Message, s Summary) bool {
-	switch {
-	case s.Text == "" || m.Role == RoleTool:
-		return false
-	case m.idless():
-		return len(m.Parts) == 0 && m.Content == s.Text // recap writes it as {"role","content"}
-	case len(m.ID) != len(SummaryIDPrefix)+len(s.LastMessageID) || !strings.HasPrefix(m.ID, SummaryIDPrefix) || m.ID[len(SummaryIDPrefix):] != s.LastMessageID:
-		return false
-	case len(m.Parts) == 0:
-		return m.Content == s.Text
-	}
-	return m.Text() == s.Text
-}
-
 // pinnable reports whether m may belong to the pinned prompt.
 func pinnable(m Message) bool {
 	return m.Role.pinned() && !strings.HasPrefix(m.ID, SummaryIDPrefix)
@@ -235,108 +221,16 @@ func pinnable(m Message) bool {
 // plan is Plan on a validated chat, returning views of its messages
 // rather than copies; Covered includes the echoes.
 func (c *Compressor) plan(ch chat, existing Summary) (Plan, error) {
-	msgs, ix := ch.msgs, ch.ix
-	var p Plan
-	p.Derived = ch.derivedIDs()
-	// Echoes of the existing summary, recognized before anything is
-	// pinned: a system-role summary after the system prompt is not part
-	// of the prompt.
-	echoEnd := -1 // the history starts after the last echo
-	if !existing.IsZero() {
-		for i, m := range msgs {
-			if isEcho(m, existing) {
-				p.Echoed = append(p.Echoed, m)
-				echoEnd = i
-			}
-		}
-	}
-	// Pinned: the leading system messages.
-	pinned := 0
-	for pinned < len(msgs) && pinnable(msgs[pinned]) && !(pinned <= echoEnd && p.echo(msgs[pinned])) {
-		pinned++
-	}
-	// Turn: the last user message and all after it.
-	turn := len(msgs) - 1
-	for turn >= pinned && (msgs[turn].Role != RoleUser || (turn <= echoEnd && p.echo(msgs[turn]))) {
-		turn--
-	}
+	msgs := ch.msgs
+	p := Plan{Derived: ch.derivedIDs()}
+	echoEnd := c.echoes(&p, msgs, existing)
+	pinned, turn := pinnedEnd(p, msgs, echoEnd), turnStart(p, msgs, echoEnd)
 	if turn < pinned {
 		return Plan{}, ErrNoUserMessage
 	}
-
-	// History starts after the pinned prompt, or after the boundary of a
-	// summary (or its echo) that lies before the current turn. A boundary
-	// inside the current turn (WithMaxTurnTokens folded its older steps)
-	// stands when the summary covers the turn's request: the steps after
-	// it are the turn still raw.
-	start := pinned
-	inTurn := -1 // the boundary, when it lies inside the current turn
-	if !existing.IsZero() {
-		b, ok := ix[existing.LastMessageID]
-		if ok && b > turn && existing.Text != "" && coversID(existing.Covered, msgs[turn].ID) {
-			if b == len(msgs)-1 {
-				p.Older = true // no step after the boundary: not newer than the summary
-			} else {
-				inTurn = b
-			}
-		}
-		if !ok || b >= turn {
-			b = -1
-		}
-		if inTurn >= 0 {
-			b = inTurn
-		}
-		if echoEnd < turn {
-			b = max(b, echoEnd)
-		}
-		if b < 0 && existing.Text != "" && !p.Older {
-			// Not by ID: walk the history against what the summary
-			// covers (IDs made by ChainIDs change after an echo), from
-			// the start, since in a format without IDs an echo of an
-			// earlier summary looks like part of the pinned prompt.
-			// The walk goes on into the current turn, where a boundary
-			// inside it (WithMaxTurnTokens) continues the turn.
-			n, atBoundary := coveredRun(msgs, existing.Covered)
-			switch {
-			case atBoundary && n-1 > turn && n < len(msgs):
-				b, inTurn = n-1, n-1
-			case n >= turn+1:
-				p.Older = true
-			case atBoundary:
-				b = n - 1
-			}
-		}
-		switch {
-		case p.Older:
-		case b >= 0 && existing.Text != "":
-			p.Summary = existing
-			sm := summaryMessage(existing, c.cfg.role, msgs[turn].Format)
-			p.SummaryMessage = &sm
-			start = max(start, b+1)
-			if b == echoEnd {
-				// A compacted turn's request, which its payload sends
-				// again after the summary that covers it, is covered
-				// once a later turn has begun. (By ID only: in a format
-				// without IDs, the echo changes the request's, and the
-				// summary then folds the request in a second time.)
-				for start < turn && coversID(existing.Covered, msgs[start].ID) {
-					start++
-				}
-			}
-		default:
-			p.Stale = true
-		}
-	}
+	start, inTurn := c.inForce(&p, ch, existing, pinned, turn, echoEnd)
 	history := msgs[start:max(start, turn)]
-
-	// Window: the last WindowConversations-1 conversations of the history,
-	// starting at a user message; fewer if the history has fewer.
-	w := len(history)
-	for i, n := len(history)-1, 0; i >= 0 && n < c.cfg.window-1; i-- {
-		if history[i].Role == RoleUser {
-			w, n = i, n+1
-		}
-	}
+	w := c.windowStart(history)
 
 	// Views of msgs: Plan copies them for its caller; Compress copies only
 	// the payload it returns.
@@ -366,61 +260,98 @@ func (c *Compressor) plan(ch chat, existing Summary) (Plan, error) {
 	return p, nil
 }
 
-// foldTurn applies WithMaxTurnTokens to p: when its current turn, as sent,
-// exceeds the limit and has steps before its last, the older steps join
-// Summarize, after the whole history (the window too) and the turn's
-// request unless covered already, and Turn keeps the request and the
-// latest steps that fit. It reports whether it folded any.
-func (c *Compressor) foldTurn(p *Plan, covered bool) bool {
-	sent := applyClearing(p.Turn, p.Cleared)
-	counts := c.sizes(sent)
-	total := 0
-	for _, n := range counts {
-		total += n
+// echoes sets p.Echoed to the echoes of the existing summary in msgs and
+// returns the position of the last, or -1. They are recognized before
+// anything is pinned: a system-role summary after the system prompt is
+// not part of the prompt. In a format without IDs, where the text alone
+// tells an echo, only a message in the summary's place is one: of the
+// summary's role, with nothing but the pinned prompt (or echoes) before
+// it; the same text anywhere else (a one-word summary that a user says
+// later, a summary a user pastes) is an ordinary message.
+func (c *Compressor) echoes(p *Plan, msgs []Message, existing Summary) int {
+	echoEnd := -1
+	if existing.IsZero() {
+		return echoEnd
 	}
-	if total <= c.cfg.maxTurn {
-		return false
-	}
-	// Steps start at assistant messages that do not stand between a tool
-	// call and its results; keep the latest that fit in half the limit
-	// with the request, and at least the last, so that a fold makes room
-	// for several more steps rather than one.
-	cuts := cutPoints(p.Turn)
-	keep, size := len(p.Turn), counts[0]
-	for i := len(p.Turn) - 1; i >= 1; i-- {
-		size += counts[i]
-		if p.Turn[i].Role != RoleAssistant || !cuts[i] {
-			continue
+	inPlace := true // every message before this one is pinnable or an echo
+	for i, m := range msgs {
+		echo := isEcho(m, existing, c.cfg.recallHint)
+		if echo && m.idless() && !(inPlace && m.Role == c.cfg.role) {
+			echo = false
 		}
-		if keep < len(p.Turn) && size > c.cfg.maxTurn/2 {
-			break
+		if echo {
+			p.Echoed = append(p.Echoed, m)
+			echoEnd = i
 		}
-		keep = i
+		inPlace = inPlace && (echo || pinnable(m))
 	}
-	if keep <= 1 || keep == len(p.Turn) {
-		return false // one step, or none: nothing to fold
-	}
-	request, steps := p.Turn[0], p.Turn[1:keep]
-	folded := make([]Message, 0, len(p.Summarize)+len(p.Window)+1+len(steps))
-	folded = append(append(folded, p.Summarize...), p.Window...)
-	if !covered {
-		folded = append(folded, request)
-	}
-	p.Summarize = append(folded, steps...)
-	p.Window = nil
-	p.Turn = append([]Message{request}, p.Turn[keep:]...)
-	return true
+	return echoEnd
 }
 
-// coversID reports whether covered lists id, searching from the end, where
-// a current turn's request is.
-func coversID(covered []string, id string) bool {
-	for i := len(covered) - 1; i >= 0; i-- {
-		if covered[i] == id {
-			return true
+// pinnedEnd returns the end of the pinned prompt: the leading system
+// messages, up to an echo of the summary.
+func pinnedEnd(p Plan, msgs []Message, echoEnd int) int {
+	pinned := 0
+	for pinned < len(msgs) && pinnable(msgs[pinned]) && !(pinned <= echoEnd && p.echo(msgs[pinned])) {
+		pinned++
+	}
+	return pinned
+}
+
+// turnStart returns the position of the current turn's request: the last
+// user message that is no echo of the summary, or -1.
+func turnStart(p Plan, msgs []Message, echoEnd int) int {
+	turn := len(msgs) - 1
+	for turn >= 0 && (msgs[turn].Role != RoleUser || (turn <= echoEnd && p.echo(msgs[turn]))) {
+		turn--
+	}
+	return turn
+}
+
+// inForce reconciles the chat with the existing summary, setting p's
+// Older, Stale, Summary and SummaryMessage, and returns where the history
+// starts: after the pinned prompt, or after the boundary of the summary
+// in force (or its echo) before the current turn; and the boundary when it
+// lies inside the current turn (WithMaxTurnTokens folded its older steps),
+// or -1: the steps after it are the turn, still raw.
+func (c *Compressor) inForce(p *Plan, ch chat, existing Summary, pinned, turn, echoEnd int) (start, inTurn int) {
+	if existing.IsZero() {
+		return pinned, -1
+	}
+	msgs := ch.msgs
+	r := reconcile(request{msgs: msgs, ix: ch.ix, s: existing, turn: turn, echoEnd: echoEnd})
+	p.Older, p.Stale = r.older, r.stale
+	if !r.inForce() {
+		return pinned, r.inTurn
+	}
+	p.Summary = existing
+	sm := summaryMessage(existing, c.cfg.role, msgs[turn].Format, c.cfg.recallHint)
+	p.SummaryMessage = &sm
+	start = max(pinned, r.boundary+1)
+	if r.boundary == echoEnd {
+		// A compacted turn's request, which its payload sends again after
+		// the summary that covers it, is covered once a later turn has
+		// begun. (By ID only: in a format without IDs, the echo changes
+		// the request's, and the summary then folds the request in a
+		// second time.)
+		for start < turn && coversID(existing.Covered, msgs[start].ID) {
+			start++
 		}
 	}
-	return false
+	return start, r.inTurn
+}
+
+// windowStart returns where the window starts in history: the last
+// WindowConversations-1 conversations, starting at a user message; fewer
+// if the history has fewer.
+func (c *Compressor) windowStart(history []Message) int {
+	w := len(history)
+	for i, n := len(history)-1, 0; i >= 0 && n < c.cfg.window-1; i-- {
+		if history[i].Role == RoleUser {
+			w, n = i, n+1
+		}
+	}
+	return w
 }
 
 // sent returns the messages of Turn that a payload holds besides rest, the
@@ -433,232 +364,10 @@ func (p Plan) sent(rest []Message) []Message {
 	return p.Turn
 }
 
-// requestIn reports whether r, a current turn's request, is among msgs,
-// where it is the last user message.
-func requestIn(msgs []Message, r Message) bool {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].ID == r.ID {
-			return true
-		}
-		if msgs[i].Role == RoleUser {
-			return false
-		}
-	}
-	return false
-}
-
-// coveredRun walks msgs, a history up to and including its current
-// turn's user message, against the IDs covered by a summary: it returns
-// how many leading messages of msgs appear, in order, among covered (a
-// message deleted since may be missing), and whether the last of them is
-// the boundary, covered's last. When all of msgs appear, the history is
-// an older snapshot of the chat than the summary.
-//
-// Leading system messages of msgs that the summary does not know are
-// passed over: the app's prompt (pinned, never covered), and in a format
-// without IDs an echo of an earlier summary of the default system role,
-// which stands for the covered messages before the first one found after
-// it. (An echo of a user or assistant summary cannot be told from an
-// edited message there.)
-func coveredRun(msgs []Message, covered []string) (n int, atBoundary bool) {
-	if len(covered) == 0 {
-		return 0, false
-	}
-	mt := newMatcher(covered)
-	next := 0        // msgs[:n] are among covered[:next]
-	echo := false    // the message before was passed over
-	standIn := false // the message before stood for covered messages: a summary
-	for k, m := range msgs {
-		var i int
-		var ok bool
-		switch {
-		case echo:
-			var run int
-			i, run = mt.resume(msgs[k:], next)
-			ok = run > 0
-			if m.Role == RoleUser && ok && k+1 < len(msgs) && mt.anywhere(m) {
-				if j, after := mt.resume(msgs[k+1:], next); after > run || after > 0 && j+after == len(mt.covered) && i+run < len(mt.covered) {
-					// A compacted turn's request sent again after an
-					// earlier summary: the walk resumes after it.
-					n++
-					continue
-				}
-			}
-		case next == 0:
-			i, ok = mt.findID(m.ID, next) // the first is never matched by content alone
-		default:
-			i, ok = mt.find(m, next)
-		}
-		if !ok && standIn && m.Role == RoleUser && mt.anywhere(m) {
-			// A compacted turn's request, covered before the summary's
-			// boundary and sent again right after the summary (see
-			// WithMaxTurnTokens).
-			standIn = false
-			n++
-			continue
-		}
-		echo, standIn = false, false
-		switch {
-		case ok:
-			next = i + 1
-			standIn = strings.HasPrefix(m.ID, SummaryIDPrefix)
-		case next == 0 && m.Role.pinned():
-			echo, standIn = true, true
-		default:
-			return n, false
-		}
-		n++
-		if next == len(covered) {
-			return n, true
-		}
-	}
-	return n, false
-}
-
-// matcher finds messages among the IDs a summary covers.
-type matcher struct {
-	covered   []string
-	pos       map[string]int   // ID to its position
-	byContent map[string][]int // content key to positions, made on first need
-}
-
-func newMatcher(covered []string) *matcher {
-	mt := &matcher{covered: covered, pos: make(map[string]int, len(covered))}
-	for i, id := range covered {
-		mt.pos[id] = i
-	}
-	return mt
-}
-
-// resume returns where, at or after next, the covered list resumes with
-// msgs after an echo of an earlier summary passed over: the position of
-// msgs[0] (found by ID or by its content key) from which most of msgs
-// follow one another, and of two such runs the one that does not end on a
-// message that differs; and how many of msgs follow from there (0: none
-// found).
-func (mt *matcher) resume(msgs []Message, next int) (int, int) {
-	best, bestRun, bestEnds := 0, 0, false
-	candidates := mt.keyPositions(messageKey(msgs[0]))
-	if i, ok := mt.find(msgs[0], next); ok {
-		candidates = append([]int{i}, candidates...)
-	}
-	for _, j := range candidates {
-		if j < next {
-			continue
-		}
-		run := 1
-		for run < len(msgs) && j+run < len(mt.covered) {
-			if _, ok := mt.find(msgs[run], j+run); !ok {
-				break
-			}
-			run++
-		}
-		// A run that ends with msgs or with covered (at the boundary)
-		// wins over one as long that ends on a message that differs.
-		ends := run == len(msgs) || j+run == len(mt.covered)
-		if run > bestRun || (run == bestRun && ends && !bestEnds) {
-			best, bestRun, bestEnds = j, run, ends
-		}
-	}
-	return best, bestRun
-}
-
-// keyPositions returns the positions of the covered IDs with content key
-// key, in order.
-func (mt *matcher) keyPositions(key string) []int {
-	if key == "" {
-		return nil
-	}
-	if mt.byContent == nil {
-		mt.byContent = make(map[string][]int)
-		for j, c := range mt.covered {
-			if k := contentKey(c); k != "" {
-				mt.byContent[k] = append(mt.byContent[k], j)
-			}
-		}
-	}
-	return mt.byContent[key]
-}
-
-// find returns the position at or after next of the covered message that
-// id stands for: id itself (after a gap: messages deleted since); for an
-// echo "recap-summary:<x>" of an earlier summary, x, which it stands for
-// with all before it; for an ID of ChainIDs whose chain differs (as after
-// an echoed summary), the covered message at next if it has the same
-// content key (for a message with a cleared tool result, the key of the
-// message before it was cleared; see WithToolResultClearing).
-func (mt *matcher) find(m Message, next int) (int, bool) {
-	if i, ok := mt.findID(m.ID, next); ok {
-		return i, true
-	}
-	for _, j := range mt.keyPositions(messageKey(m)) {
-		if j == next || j > next && mt.refolds(next, j) {
-			return j, true
-		}
-	}
-	return 0, false
-}
-
-// anywhere reports whether m is among the covered messages, by ID or by
-// content key.
-func (mt *matcher) anywhere(m Message) bool {
-	if _, ok := mt.pos[m.ID]; ok {
-		return true
-	}
-	return len(mt.keyPositions(messageKey(m))) > 0
-}
-
-// refolds reports whether the covered IDs from i up to j are all
-// messages folded in again: each with the content key of a covered ID
-// before it, as a compacted turn's request is when it follows an echoed
-// summary in a format without IDs (see WithMaxTurnTokens). A walk may pass
-// over them.
-func (mt *matcher) refolds(i, j int) bool {
-	for ; i < j; i++ {
-		k := contentKey(mt.covered[i])
-		if k == "" {
-			return false
-		}
-		ps := mt.keyPositions(k)
-		if len(ps) == 0 || ps[0] >= i {
-			return false
-		}
-	}
-	return true
-}
-
-// messageKey returns the content key of m: that of its ID, or of the
-// message it was before recap cleared its tool results.
-func messageKey(m Message) string {
-	if ref := clearedRef(m); ref != "" {
-		return ref
-	}
-	return contentKey(m.ID)
-}
-
-// findID is find by ID alone, not by content.
-func (mt *matcher) findID(id string, next int) (int, bool) {
-	if i, ok := mt.pos[strings.TrimPrefix(id, SummaryIDPrefix)]; ok && strings.HasPrefix(id, SummaryIDPrefix) && i+1 >= next {
-		return i, true
-	}
-	i, ok := mt.pos[id]
-	return i, ok && i >= next
-}
-
 // fresh returns a copy of msgs in a new slice, or nil if it is empty.
 func fresh(msgs []Message) []Message {
 	if len(msgs) == 0 {
 		return nil
 	}
 	return append([]Message(nil), msgs...)
-}
-
-// pinned reports whether r is a role of the app's prompt.
-func (r Role) pinned() bool { return r == RoleSystem || r == RoleDeveloper }
-
-// idless reports whether m comes from a wire format without message IDs
-// (an OpenAI message that had no "id"), so that its ID was made up.
-func (m Message) idless() bool {
-	_, wire := m.Extra["id"]
-	return m.Format == FormatOpenAI && !wire
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const (
@@ -203,7 +204,7 @@ func TestAuthFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := run(context.Background(), append(tt.args, "-db", db), noEnv, io.Discard, io.Discard)
+			err := run(context.Background(), append(tt.args, "-db", db), noEnv, io.Discard, io.Discard, time.Now)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("%s: %v, want an error with %q", tt.reason, err, tt.want)
 			}

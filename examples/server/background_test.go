@@ -21,18 +21,19 @@ import (
 )
 
 // slowLLM is an OpenAI-compatible chat completions endpoint whose answers
-// wait until release is closed.
+// wait until release is closed (open), or until their caller gives up.
 type slowLLM struct {
 	*httptest.Server
-	calls   atomic.Int64
+	calls   events // requests received
+	once    sync.Once
 	release chan struct{}
 }
 
 func newSlowLLM(t *testing.T) *slowLLM {
 	l := &slowLLM{release: make(chan struct{})}
 	l.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := l.calls.Add(1)
 		io.Copy(io.Discard, r.Body)
+		n := l.calls.add()
 		select {
 		case <-l.release:
 		case <-r.Context().Done():
@@ -48,64 +49,60 @@ func newSlowLLM(t *testing.T) *slowLLM {
 	return l
 }
 
-var releaseOnce sync.Map
+// open lets the answers go, those waiting and all later ones.
+func (l *slowLLM) open() { l.once.Do(func() { close(l.release) }) }
 
-func (l *slowLLM) open() {
-	if _, done := releaseOnce.LoadOrStore(l, true); !done {
-		close(l.release)
+// released reports whether open was called.
+func (l *slowLLM) released() bool {
+	select {
+	case <-l.release:
+		return true
+	default:
+		return false
 	}
 }
 
 // TestBackgroundRequestsDoNotWait: by default a request whose trigger
-// fires does not wait for the LLM: ten requests for one chat, their
-// clients giving up at once, all answer while the LLM hangs, the LLM is
-// called once, and its summary is saved once it answers.
+// fires does not wait for the LLM: ten requests for one chat all answer
+// while the LLM hangs (the server's -timeout is longer than the test's
+// hang guard, so a request that waited would never answer), unsummarized,
+// without a warning, and each says that the summarization is scheduled;
+// the LLM is called once, and its summary is saved once it answers.
 func TestBackgroundRequestsDoNotWait(t *testing.T) {
 	llm := newSlowLLM(t)
 	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
-	base := startServer(t, env, "-trigger", "100", "-background")
+	logs := newLogWriter(nil)
+	base := startServerLogs(t, env, logs, "-trigger", "100", "-background", "-timeout", (10 * hangGuard).String())
 	body := chatJSON(t, 8)
+	client := &http.Client{Timeout: hangGuard}
 	for i := range 10 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/chats/c/payload", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Post(base+"/api/chats/c/payload", "application/json", strings.NewReader(body))
 		if err != nil {
-			cancel()
 			t.Fatalf("request %d waited for the LLM: %v", i, err)
 		}
+		var out payloadResponse
+		err = json.NewDecoder(resp.Body).Decode(&out)
 		resp.Body.Close()
-		cancel() // the client gives up: nothing is waiting on it anyway
-		if resp.StatusCode != 200 {
-			t.Fatalf("request %d: %d", i, resp.StatusCode)
+		switch {
+		case err != nil || resp.StatusCode != 200:
+			t.Fatalf("request %d: %d %v", i, resp.StatusCode, err)
+		case llm.released():
+			t.Fatalf("request %d answered after the LLM was released", i)
+		case out.Summarized || out.Warning != "" || !out.Scheduled:
+			t.Errorf("request %d: summarized %v, warning %q, scheduled %v; want the unsummarized payload, the summarization scheduled",
+				i, out.Summarized, out.Warning, out.Scheduled)
 		}
 	}
-	waitFor(t, func() bool { return llm.calls.Load() == 1 })
+	llm.calls.wait(t, 1, "the background summarization's LLM call")
 	llm.open()
-	var summary map[string]any
-	waitFor(t, func() bool {
-		status, out := get(t, base+"/api/chats/c/summary")
-		summary = out
-		return status == 200
-	})
-	if got := fmt.Sprint(summary["summary"]); !strings.Contains(got, "the LLM's summary 1") {
-		t.Errorf("stored summary %s, want the LLM's", got)
+	logs.waitLog(t, `msg="recap: summarized"`, 1)
+	status, summary := get(t, base+"/api/chats/c/summary")
+	if got := fmt.Sprint(summary["summary"]); status != 200 || !strings.Contains(got, "the LLM's summary 1") {
+		t.Errorf("stored summary %d %s, want the LLM's", status, got)
 	}
-	if n := llm.calls.Load(); n != 1 {
+	if n := llm.calls.count(); n != 1 {
 		t.Errorf("the LLM was called %d times, want 1", n)
 	}
-}
-
-// waitFor polls cond every 10 ms for up to 20 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for i := 0; i < 2000; i++ {
-		if cond() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("condition not met in 20 s")
 }
 
 func get(t *testing.T, url string) (int, map[string]any) {
@@ -126,31 +123,35 @@ func get(t *testing.T, url string) (int, map[string]any) {
 }
 
 // TestShutdownDrains: a shutdown waits for the background summarization in
-// flight, which is saved before run returns.
+// flight, which is saved before run returns: the LLM is released only once
+// the shutdown has begun, and run has not returned by then.
 func TestShutdownDrains(t *testing.T) {
 	llm := newSlowLLM(t)
 	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
 	db := filepath.Join(t.TempDir(), "recap.db")
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", db, "-trigger", "100", "-grace", "20s"},
-			func(k string) string { return env[k] }, io.Discard, logs)
+		// The grace period is the test's hang guard: the drain ends when
+		// the summarization does.
+		done <- run(ctx, []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", db, "-trigger", "100", "-grace", hangGuard.String()},
+			func(k string) string { return env[k] }, io.Discard, logs, time.Now)
 	}()
-	base := "http://" + <-logs.addr
+	base := "http://" + received(t, logs.addr, "the server's address")
 	if status, _ := post(t, base+"/api/chats/c/payload", chatJSON(t, 8)); status != 200 {
 		t.Fatal(status)
 	}
-	waitFor(t, func() bool { return llm.calls.Load() == 1 })
+	llm.calls.wait(t, 1, "the background summarization's LLM call")
 	cancel() // the first signal
+	logs.waitLog(t, `"msg":"shutting down"`, 1)
 	select {
 	case err := <-done:
 		t.Fatalf("run returned while a summarization was in flight: %v", err)
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 	llm.open()
-	if err := <-done; err != nil {
+	if err := received(t, done, "run to return"); err != nil {
 		t.Fatalf("run: %v\n%s", err, logs)
 	}
 	st, sqldb, err := sqlstore.OpenSQLite(context.Background(), db)
@@ -164,23 +165,28 @@ func TestShutdownDrains(t *testing.T) {
 	}
 }
 
-// TestShutdownGrace: what runs past the grace period is cut short, and run
-// says so.
+// TestShutdownGrace: when the grace period ends with a summarization still
+// running (the LLM hangs), the server says so in its log, cancels it, and
+// run returns an error saying so. The LLM is released once the log line
+// is written, so that the test does not wait out the summarization's own
+// time limit.
 func TestShutdownGrace(t *testing.T) {
 	llm := newSlowLLM(t)
 	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db"), "-trigger", "100", "-grace", "200ms"},
-			func(k string) string { return env[k] }, io.Discard, logs)
+			func(k string) string { return env[k] }, io.Discard, logs, time.Now)
 	}()
-	base := "http://" + <-logs.addr
+	base := "http://" + received(t, logs.addr, "the server's address")
 	post(t, base+"/api/chats/c/payload", chatJSON(t, 8))
-	waitFor(t, func() bool { return llm.calls.Load() == 1 })
+	llm.calls.wait(t, 1, "the background summarization's LLM call")
 	cancel()
-	if err := <-done; err == nil || !strings.Contains(err.Error(), "background summarizations still running") {
+	logs.waitLog(t, `"msg":"grace period over: cancelling the background summarizations still running","grace":"200ms"`, 1)
+	llm.open()
+	if err := received(t, done, "run to return"); err == nil || !strings.Contains(err.Error(), "background summarizations still running") {
 		t.Errorf("run = %v, want the grace period exceeded", err)
 	}
 }
@@ -188,18 +194,19 @@ func TestShutdownGrace(t *testing.T) {
 func TestOnSignals(t *testing.T) {
 	sigs := make(chan os.Signal, 2)
 	var first, second atomic.Int32
+	firstDone := make(chan struct{})
 	done := make(chan bool)
 	go func() {
-		onSignals(sigs, func() { first.Add(1) }, func() { second.Add(1) })
+		onSignals(sigs, func() { first.Add(1); close(firstDone) }, func() { second.Add(1) })
 		done <- true
 	}()
 	sigs <- os.Interrupt
-	waitFor(t, func() bool { return first.Load() == 1 })
+	received(t, firstDone, "the first signal's action")
 	if second.Load() != 0 {
 		t.Fatal("one signal exited")
 	}
 	sigs <- os.Interrupt
-	<-done
+	received(t, done, "onSignals to return")
 	if first.Load() != 1 || second.Load() != 1 {
 		t.Fatalf("first %d, second %d", first.Load(), second.Load())
 	}
@@ -209,9 +216,9 @@ func TestOnSignals(t *testing.T) {
 // without calling the summarizer, and its chat can be scheduled again.
 func TestWorkersQueueFull(t *testing.T) {
 	block := make(chan struct{})
-	var calls atomic.Int64
+	var calls events
 	sum := recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
-		calls.Add(1)
+		calls.add()
 		<-block
 		return "summary of " + req.ChatID, nil
 	})
@@ -230,9 +237,9 @@ func TestWorkersQueueFull(t *testing.T) {
 		}
 	}
 	compress("a", true)
-	waitFor(t, func() bool { return calls.Load() == 1 }) // the worker is busy with a
-	compress("b", true)                                  // queued
-	compress("c", false)                                 // the queue is full: ended at once
+	calls.wait(t, 1, "a's summarization") // the worker is busy with a
+	compress("b", true)                   // queued
+	compress("c", false)                  // the queue is full: ended at once
 	close(block)
 	if err := c.Drain(ctx); err != nil {
 		t.Fatal(err)
@@ -247,7 +254,7 @@ func TestWorkersQueueFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.stop()
-	if n := calls.Load(); n != 3 {
+	if n := calls.count(); n != 3 {
 		t.Errorf("%d summarizer calls, want 3 (a, b, then c once scheduled again)", n)
 	}
 	if w.dropped != 1 {

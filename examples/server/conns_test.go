@@ -45,7 +45,9 @@ func TestMaxConns(t *testing.T) {
 		defer c.Close()
 		conns = append(conns, c)
 	}
-	// A third connection is left in the backlog: its request gets no answer.
+	// A third connection is left in the backlog: its request gets no
+	// answer. The 200 ms are a probe, not a bound on the server's speed: a
+	// slow machine can only make the probe pass, never fail it.
 	third, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +59,7 @@ func TestMaxConns(t *testing.T) {
 		t.Fatalf("a third connection was served: %d bytes, %v", n, err)
 	}
 	conns[0].Close() // frees a slot: the third is served
-	third.SetReadDeadline(time.Now().Add(10 * time.Second))
+	third.SetReadDeadline(time.Now().Add(hangGuard))
 	buf := make([]byte, 64)
 	if n, err := third.Read(buf); err != nil || !strings.HasPrefix(string(buf[:n]), "HTTP/1.1 200") {
 		t.Errorf("the third connection after one closed: %q, %v", buf[:n], err)

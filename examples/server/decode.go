@@ -42,15 +42,16 @@ const (
 // maxMessages shallow values, before decoding the message that breaks
 // the bound.
 //
-// ints names the other fields to read, each a non-negative integer, into
-// the variables given; nil for none.
-func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessages int, ints map[string]*int) (string, []recap.Message, bool) {
+// fields names the other fields to read into the variables given, nil for
+// none: into an *int, a non-negative integer; into an *optString, a
+// string or null.
+func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessages int, fields map[string]any) (string, []recap.Message, bool) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
 		return "", nil, false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	id, msgs, status, msg := decodeBody(dec, maxMessages, ints)
+	id, msgs, status, msg := decodeBody(dec, maxMessages, fields)
 	if status != 0 {
 		fail(log, w, r, status, msg)
 		return "", nil, false
@@ -59,7 +60,7 @@ func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessage
 }
 
 // decodeBody does decode's work on dec; a non-zero status is a failure.
-func decodeBody(dec *json.Decoder, maxMessages int, ints map[string]*int) (id string, msgs []recap.Message, status int, msg string) {
+func decodeBody(dec *json.Decoder, maxMessages int, fields map[string]any) (id string, msgs []recap.Message, status int, msg string) {
 	bad := func(format string, args ...any) (string, []recap.Message, int, string) {
 		return "", nil, http.StatusBadRequest, fmt.Sprintf(format, args...)
 	}
@@ -126,7 +127,8 @@ func decodeBody(dec *json.Decoder, maxMessages int, ints map[string]*int) (id st
 				msgs = []recap.Message{}
 			}
 		default:
-			if v, ok := ints[tok.(string)]; ok {
+			switch v := fields[tok.(string)].(type) {
+			case *int:
 				var n json.Number
 				if err := dec.Decode(&n); err != nil {
 					return bad("%s: expected a number", tok)
@@ -136,6 +138,20 @@ func decodeBody(dec *json.Decoder, maxMessages int, ints map[string]*int) (id st
 					return bad("%s: expected a non-negative integer, got %s", tok, n)
 				}
 				*v = i
+				continue
+			case *optString:
+				var p *string
+				if err := dec.Decode(&p); err != nil {
+					var typeErr *json.UnmarshalTypeError
+					if errors.As(err, &typeErr) {
+						return bad("%s: expected a string or null, got JSON %s", tok, typeErr.Value)
+					}
+					return readError(err)
+				}
+				*v = optString{}
+				if p != nil {
+					*v = optString{s: *p, set: true}
+				}
 				continue
 			}
 			var skip json.RawMessage
@@ -154,6 +170,14 @@ func decodeBody(dec *json.Decoder, maxMessages int, ints map[string]*int) (id st
 		return bad("messages: required")
 	}
 	return id, msgs, 0, ""
+}
+
+// optString is a string field that a request may leave out (see decode):
+// set reports whether the body gave it, a JSON null counting as left out,
+// so that "" given is told from no value.
+type optString struct {
+	s   string
+	set bool
 }
 
 // readError maps an error reading the body to its answer.

@@ -1,15 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -25,8 +26,18 @@ var leaseStores = []struct {
 
 // postPayload posts msgs of chat to base and decodes the answer.
 func postPayload(client *http.Client, base, chat string, msgs any) (payloadResponse, error) {
+	return postPayloadContext(context.Background(), client, base, chat, msgs)
+}
+
+// postPayloadContext is postPayload with a context.
+func postPayloadContext(ctx context.Context, client *http.Client, base, chat string, msgs any) (payloadResponse, error) {
 	body, _ := json.Marshal(map[string]any{"messages": msgs})
-	resp, err := client.Post(base+"/api/chats/"+chat+"/payload", "application/json", strings.NewReader(string(body)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/chats/"+chat+"/payload", strings.NewReader(string(body)))
+	if err != nil {
+		return payloadResponse{}, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
 	if err != nil {
 		return payloadResponse{}, err
 	}
@@ -46,28 +57,39 @@ func postPayload(client *http.Client, base, chat string, msgs any) (payloadRespo
 // over them: exactly one LLM call is made, in the request path
 // (-background=false: the other replicas wait for the holder's summary
 // and answer with it) and in the background (the other replicas' tasks
-// give up; the next request finds the summary).
+// give up; once the holder has saved, every replica answers on its
+// summary). The replicas wait for the holder as long as it takes
+// (-lease-wait and -timeout are only hang guards); the lease lasts 30 s,
+// far longer than the holder's summarization (an LLM call of 300 ms), and
+// short enough that a release that failed on an overloaded machine (a
+// busy SQLite file) costs the waiters a wait, not their summary.
 func TestLeaseReplicas(t *testing.T) {
 	if os.Getenv("RECAP_HELPER_SERVER") != "" {
 		t.Skip()
 	}
+	requireLoad(t)
 	const requests = 100
 	for _, st := range leaseStores {
 		for _, background := range []bool{false, true} {
 			for _, replicas := range []int{2, 4} {
 				t.Run(fmt.Sprintf("%s/background=%v/replicas=%d", st.name, background, replicas), func(t *testing.T) {
+					// The LLM's latency makes the requests meet the
+					// holder's summarization; none is needed for the
+					// assertions, which hold for any interleaving.
 					llm := newFakeLLM(t, 300*time.Millisecond, 300*time.Millisecond)
 					env := []string{"RECAP_OPENAI_BASE_URL=" + llm.URL, "RECAP_OPENAI_API_KEY=sk-test"}
 					args := append(st.args(t), "-insecure-no-auth", "-addr", "127.0.0.1:0", "-trigger", strconv.Itoa(loadTrigger),
 						"-window", strconv.Itoa(loadWindow), "-max-concurrent", "128", "-queue-wait", "1m", "-metrics=false",
-						"-background="+strconv.FormatBool(background), "-pg-max-conns", "8")
-					bases := make([]string, replicas)
-					for i := range bases {
-						bases[i], _ = startHelper(t, env, args...)
+						"-background="+strconv.FormatBool(background), "-pg-max-conns", "8",
+						"-lease-wait", hangGuard.String(), "-timeout", (2 * hangGuard).String(), "-lease-ttl", "30s")
+					var logs events // the writes of every replica's log
+					helpers := make([]*helper, replicas)
+					for i := range helpers {
+						helpers[i] = startHelper(t, &logs, env, args...)
 					}
 					chat := fmt.Sprintf("lease-%d", time.Now().UnixNano())
 					msgs := loadChat(0, 8) // well over the trigger
-					client := &http.Client{Timeout: 30 * time.Second}
+					client := &http.Client{Timeout: hangGuard}
 					results := make([]payloadResponse, requests)
 					errs := make([]error, requests)
 					var wg sync.WaitGroup
@@ -75,7 +97,7 @@ func TestLeaseReplicas(t *testing.T) {
 						wg.Add(1)
 						go func() {
 							defer wg.Done()
-							results[i], errs[i] = postPayload(client, bases[i%replicas], chat, msgs)
+							results[i], errs[i] = postPayload(client, helpers[i%replicas].base, chat, msgs)
 						}()
 					}
 					wg.Wait()
@@ -92,31 +114,32 @@ func TestLeaseReplicas(t *testing.T) {
 						}
 					}
 					if background {
-						// Let the background tasks finish, then every
-						// replica answers on the summary.
-						deadline := time.Now().Add(20 * time.Second)
-						for i := 0; i < replicas; i++ {
-							for {
-								out, err := postPayload(client, bases[i], chat, msgs)
-								if err != nil {
-									t.Fatal(err)
+						// Once the holder's task has saved (its log says
+						// so), every replica answers on the summary.
+						logs.waitFunc(t, "a replica's background summary", func() bool {
+							for _, h := range helpers {
+								if h.logs.lines(`"msg":"recap: summarized"`) > 0 {
+									return true
 								}
-								if out.Boundary != "" || time.Now().After(deadline) {
-									if out.Boundary == "" {
-										t.Errorf("replica %d: no summary after the background tasks", i)
-									}
-									break
-								}
-								time.Sleep(50 * time.Millisecond)
+							}
+							return false
+						})
+						for i, h := range helpers {
+							out, err := postPayload(client, h.base, chat, msgs)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if out.Boundary == "" {
+								t.Errorf("replica %d: no summary after the background task saved", i)
 							}
 						}
 					} else if summarized != 1 {
 						t.Errorf("%d responses report a summarization, want 1", summarized)
 					}
-					if n := llm.calls.Load(); n != 1 {
+					if n := llm.calls.count(); n != 1 {
 						t.Errorf("%d LLM calls for one trigger, want 1", n)
 					}
-					t.Logf("%d requests over %d replicas: %d LLM call(s)", requests, replicas, llm.calls.Load())
+					t.Logf("%d requests over %d replicas: %d LLM call(s)", requests, replicas, llm.calls.count())
 				})
 			}
 		}
@@ -125,12 +148,15 @@ func TestLeaseReplicas(t *testing.T) {
 
 // TestLeaseTakeover: a replica killed (SIGKILL) while it holds a chat's
 // lease, in the middle of its LLM call, is taken over once the lease
-// expires: another replica's request, which waited without calling the
-// LLM while the holder lived, summarizes.
+// expires: another replica's request, which waits without calling the
+// LLM while the holder lives, summarizes. Its LLM call comes after the
+// kill: the kill follows the holder's LLM call and the other request's
+// sending at once (events, not waits), well within the lease's 10 s.
 func TestLeaseTakeover(t *testing.T) {
 	if os.Getenv("RECAP_HELPER_SERVER") != "" {
 		t.Skip()
 	}
+	requireLoad(t)
 	for _, st := range leaseStores {
 		t.Run(st.name, func(t *testing.T) {
 			llm := newFakeLLM(t, 0, 0)
@@ -138,44 +164,42 @@ func TestLeaseTakeover(t *testing.T) {
 			env := []string{"RECAP_OPENAI_BASE_URL=" + llm.URL, "RECAP_OPENAI_API_KEY=sk-test"}
 			args := append(st.args(t), "-insecure-no-auth", "-addr", "127.0.0.1:0", "-trigger", strconv.Itoa(loadTrigger),
 				"-window", strconv.Itoa(loadWindow), "-metrics=false", "-background=false",
-				"-lease-ttl", "2s", "-lease-wait", "20s", "-timeout", "60s")
-			holderBase, holder := startHelper(t, env, args...)
-			otherBase, _ := startHelper(t, env, args...)
+				"-lease-ttl", "10s", "-lease-wait", hangGuard.String(), "-timeout", (2 * hangGuard).String())
+			holder := startHelper(t, nil, env, args...)
+			other := startHelper(t, nil, env, args...)
 			chat := fmt.Sprintf("takeover-%d", time.Now().UnixNano())
 			msgs := loadChat(0, 8)
-			client := &http.Client{Timeout: 30 * time.Second}
-			go postPayload(client, holderBase, chat, msgs) // its LLM call hangs
-			for llm.calls.Load() == 0 {
-				time.Sleep(5 * time.Millisecond)
-			}
-			// The other replica waits for the lease while the holder lives.
+			client := &http.Client{Timeout: hangGuard}
+			go postPayload(client, holder.base, chat, msgs) // its LLM call hangs
+			llm.calls.wait(t, 1, "the holder's LLM call")
+			// The other replica's request, sent while the holder lives,
+			// waits for the lease.
 			type answer struct {
 				out payloadResponse
 				err error
 			}
-			other := make(chan answer, 1)
+			answers := make(chan answer, 1)
+			sent := make(chan struct{})
 			go func() {
-				out, err := postPayload(client, otherBase, chat, msgs)
-				other <- answer{out, err}
+				ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { close(sent) }})
+				out, err := postPayloadContext(ctx, client, other.base, chat, msgs)
+				answers <- answer{out, err}
 			}()
-			time.Sleep(500 * time.Millisecond)
-			if n := llm.calls.Load(); n != 1 {
-				t.Errorf("%d LLM calls while the holder lives, want 1", n)
+			received(t, sent, "the other replica's request to be sent")
+			callsAlive := llm.calls.count()
+			holder.kill()
+			a := received(t, answers, "the other replica's answer")
+			if a.err != nil {
+				t.Fatal(a.err)
 			}
-			if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
+			if callsAlive != 1 {
+				t.Errorf("%d LLM calls while the holder lived, want 1", callsAlive)
 			}
-			holder.Wait()
-			a := <-other
-			out, err := a.out, a.err
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !out.Summarized || out.Boundary == "" || out.Warning != "" {
+			if !a.out.Summarized || a.out.Boundary == "" || a.out.Warning != "" {
 				t.Errorf("after the holder died: summarized %v, boundary %q, warning %q; want a summary by the other replica",
-					out.Summarized, out.Boundary, out.Warning)
+					a.out.Summarized, a.out.Boundary, a.out.Warning)
 			}
-			if n := llm.calls.Load(); n != 2 {
+			if n := llm.calls.count(); n != 2 {
 				t.Errorf("%d LLM calls, want 2 (the dead holder's and the takeover's)", n)
 			}
 		})

@@ -1,7 +1,7 @@
 // Command server wraps recap in an HTTP service:
 //
-//	POST /api/summarize            {"messages": [...]}        → {"summary": "..."}
-//	POST /api/chats/{id}/payload   {"messages": [...]}        → {"payload": [...], "summary": {...}, "boundary": "...", ...}
+//	POST /api/summarize            {"messages": [...], "previous": "..."}  → {"summary": "...", "previousFrom": "..."}
+//	POST /api/chats/{id}/payload   {"messages": [...]}        → {"payload": [...], "summary": {...}, "boundary": "...", "scheduled": true, ...}
 //	POST /api/payload              {"id": ..., "messages": [...]}  → the same
 //	GET    /api/chats/{id}/summary                            → {"summary": {...}} or 404
 //	DELETE /api/chats/{id}/summary                            → 204
@@ -13,7 +13,8 @@
 // loopback address only.
 //
 // /api/summarize is the seed client's endpoint (the messages to summarize,
-// the old summary first as a system message); the payload routes run the
+// the old summary in "previous", or, without that field, first as a
+// system message; see handleSummarize); the payload routes run the
 // whole rolling compression for a chat and keep its summary in the store:
 // SQLite (-db FILE, the default recap.db) or PostgreSQL (-postgres DSN or
 // RECAP_POSTGRES_DSN).
@@ -66,7 +67,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "server: second signal: exiting now")
 		os.Exit(1)
 	})
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr, time.Now); err != nil {
 		if !errors.Is(err, errUsage) {
 			fmt.Fprintf(os.Stderr, "server: %v\n", err)
 		}
@@ -165,8 +166,11 @@ var errUsage = errors.New("usage")
 // gracefully and returns nil. It logs to stderr, the address it listens on
 // first (a JSON line {"msg":"listening","addr":...}), and reads the environment with getenv,
 // where an empty variable counts as unset. stdout is unused: the service
-// prints nothing but its log.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// prints nothing but its log. now is the clock of the LLM's circuit
+// breaker, of the back-off after failed saves and of the rate limits
+// (time.Now, or a test's fake clock); the time limits of requests,
+// summarizations and the shutdown run on the runtime's timers.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, now func() time.Time) error {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -303,12 +307,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer cancel()
 		tel.shutdown(sctx) // flushes the last spans
 	}()
-	backoff := newSaveBackoff(log, nil)
+	backoff := newSaveBackoff(log, now)
 	compressSum := sum // what the Compressor calls; sum also serves /api/summarize
 	if fallback != nil {
 		// An LLM: stop calling it while it keeps failing, and while the
 		// store cannot save what it would make.
-		brk, err := breaker.New(sum, *brkFails, *brkCool, nil)
+		brk, err := breaker.New(sum, *brkFails, *brkCool, now)
 		if err != nil {
 			return err
 		}
@@ -371,7 +375,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			MaxMessages: *maxMsgs, MaxConcurrent: *maxConc, QueueWait: *queueWait,
 			AllowedHosts: append(list(*hosts), addrHost(*addr)), CORSOrigins: list(*origins),
 			Telemetry: tel, Counter: counter,
-			Calibrator: cal, Model: *model, Overhead: *overhead,
+			Calibrator: cal, Model: *model, Overhead: *overhead, Now: now,
 		}, c, store, sum),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       *queueWait + 30*time.Second, // a request waiting for a slot has not read its body yet
@@ -425,6 +429,7 @@ func shutdown(log *slog.Logger, srv *http.Server, serveErr <-chan error, c *reca
 	}
 	if pool != nil {
 		if err := c.Drain(ctx); err != nil {
+			log.Warn("grace period over: cancelling the background summarizations still running", "grace", grace)
 			errs = append(errs, fmt.Errorf("shutdown: background summarizations still running after %v: %w", grace, err))
 		}
 		pool.stop()

@@ -71,6 +71,7 @@ func worstBodies() map[string]string {
 // next), sampled every millisecond. The counts are fixed; the clients wait
 // as long as it takes.
 func TestMemoryBound(t *testing.T) {
+	requireLoad(t)
 	if testing.Short() || raceEnabled {
 		t.Skip("sends 32 bodies of 8 MiB; the race detector's own allocations would be measured")
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recapgo/recap/tokens"
 )
@@ -78,7 +79,7 @@ func TestReservedTokensFlagErrors(t *testing.T) {
 		{[]string{"-max-payload", "100", "-tools", good}, "WithReservedTokens"},
 	} {
 		args := append([]string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(dir, "x.db")}, tc.args...)
-		err := run(context.Background(), args, func(string) string { return "" }, io.Discard, io.Discard)
+		err := run(context.Background(), args, func(string) string { return "" }, io.Discard, io.Discard, time.Now)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
 		}

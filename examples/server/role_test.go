@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSummaryRole: the summary is a user message unless -summary-role
@@ -36,7 +37,7 @@ func TestSummaryRole(t *testing.T) {
 		})
 	}
 	err := run(context.Background(), []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db"), "-summary-role", "tool"},
-		func(string) string { return "" }, io.Discard, io.Discard)
+		func(string) string { return "" }, io.Discard, io.Discard, time.Now)
 	if err == nil || !strings.Contains(err.Error(), "WithSummaryRole") {
 		t.Errorf("-summary-role tool: %v, want an error", err)
 	}

@@ -24,7 +24,7 @@ const secretBody = `{"error":{"message":"Incorrect API key provided: sk-proj-SEC
 // client nor the log; its status does.
 func TestProviderErrorsNotEchoed(t *testing.T) {
 	llm := apitest.New(t, "/chat/completions", apitest.Response{Status: 401, Body: secretBody})
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
 	base := startServerLogs(t, env, logs, "-trigger", "100")
 	status, out := post(t, base+"/api/summarize", chatJSON(t, 2))
@@ -51,7 +51,7 @@ func TestStoreErrorsNotEchoed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	h := NewServer(newTestLogger(logs), testConfig(), c, markedStore{st}, sum)
 	w := serve(h, context.Background(), "/api/chats/c/payload", chatJSON(t, 8))
 	if w.Code != 200 || !strings.Contains(w.Body.String(), `"warning":"store save failed"`) || strings.Contains(w.Body.String(), "db.internal") {
@@ -91,14 +91,14 @@ func TestRedact(t *testing.T) {
 func TestStartupRedacts(t *testing.T) {
 	llm := apitest.New(t, "/chat/completions", apitest.Response{Status: 500, Body: "{}"})
 	withCreds := strings.Replace(llm.URL, "http://", "http://user:hunter2@", 1)
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	startServerLogs(t, map[string]string{"RECAP_OPENAI_BASE_URL": withCreds}, logs)
 	if strings.Contains(logs.String(), "hunter2") || !strings.Contains(logs.String(), "user:xxxxx@") {
 		t.Errorf("startup log:\n%s", logs)
 	}
 	var stderr strings.Builder
 	err := run(context.Background(), []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-postgres", "postgres://recap:hunter2@127.0.0.1:1/recap?connect_timeout=2"},
-		func(string) string { return "" }, io.Discard, &stderr)
+		func(string) string { return "" }, io.Discard, &stderr, time.Now)
 	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(stderr.String(), "hunter2") {
 		t.Errorf("startup on an unreachable PostgreSQL: %v\n%s", err, stderr.String())
 	}
@@ -128,34 +128,45 @@ func TestBreakerServesFallback(t *testing.T) {
 
 // TestBreakerHonoursRetryAfter: an LLM that answers 429 with Retry-After
 // is called once, not retried by the SDK inside a request, and not called
-// again until that time has passed: the fallback serves meanwhile.
+// again until that time has passed on the breaker's clock (a fake one
+// here): the fallback serves meanwhile. A request is given 30 s to
+// summarize (the default -timeout's half), more than the Retry-After, so
+// an SDK that waited it out would call the LLM a second time.
 func TestBreakerHonoursRetryAfter(t *testing.T) {
 	llm := apitest.New(t, "/chat/completions", apitest.Response{Status: 429, Header: map[string]string{"Retry-After": "20"}, Body: `{"error":{"message":"Rate limit reached"}}`})
 	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
-	base := startServer(t, env, "-trigger", "100")
+	clock := newFakeClock()
+	base := startServerClock(t, env, newLogWriter(nil), clock.Now, "-trigger", "100")
 	for i := range 5 {
-		start := time.Now()
 		status, out := post(t, base+"/api/chats/c"+strconv.Itoa(i)+"/payload", chatJSON(t, 8))
 		if status != 200 || out["summarized"] != true {
 			t.Fatalf("request %d: %d %v", i, status, out)
-		}
-		if d := time.Since(start); d > 15*time.Second {
-			t.Fatalf("request %d waited %v: the SDK waited out the Retry-After", i, d)
 		}
 	}
 	if n := llm.Requests.Load(); n != 1 {
 		t.Errorf("%d LLM calls, want 1: the breaker opens for the Retry-After", n)
 	}
+	clock.advance(19 * time.Second)
+	post(t, base+"/api/chats/c19s/payload", chatJSON(t, 8))
+	if n := llm.Requests.Load(); n != 1 {
+		t.Errorf("%d LLM calls 19 s after the 429, want 1", n)
+	}
+	clock.advance(time.Second)
+	post(t, base+"/api/chats/c20s/payload", chatJSON(t, 8))
+	if n := llm.Requests.Load(); n != 2 {
+		t.Errorf("%d LLM calls once the Retry-After has passed, want 2 (the breaker lets one through)", n)
+	}
 }
 
 // TestBreakerHonoursGeminiRetryInfo: the Gemini API says when to retry
-// in a 429's RetryInfo, not in a header; the breaker opens for it too.
+// in a 429's RetryInfo, not in a header; the breaker opens for it too (on
+// a fake clock, which does not move during the test).
 func TestBreakerHonoursGeminiRetryInfo(t *testing.T) {
 	llm := apitest.New(t, "/v1/models/"+gemini.DefaultModel+":generateContent", apitest.Response{Status: 429,
 		Body: `{"error":{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[` +
 			`{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"20s"}]}}`})
 	env := map[string]string{"RECAP_GEMINI_BASE_URL": llm.URL, "RECAP_GEMINI_API_KEY": "k"}
-	base := startServer(t, env, "-trigger", "100")
+	base := startServerClock(t, env, newLogWriter(nil), newFakeClock().Now, "-trigger", "100")
 	for i := range 5 {
 		status, out := post(t, base+"/api/chats/c"+strconv.Itoa(i)+"/payload", chatJSON(t, 8))
 		if status != 200 || out["summarized"] != true {

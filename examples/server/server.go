@@ -86,28 +86,30 @@ func NewServer(log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store
 	return withRequestID(h)
 }
 
-// chatRequest is the body of every route: the AI SDK's DefaultChatTransport
-// (useChat's default) posts {"id": CHAT_ID, "messages": [...UIMessages],
-// "trigger": ..., "messageId": ...} plus its body option's fields. The
-// server reads id and messages and ignores the rest. Messages are decoded
-// one by one, so that an error names its index.
-type chatRequest struct {
-	ID       string            `json:"id"`
-	Messages []json.RawMessage `json:"messages"`
-}
-
+// summarizeResponse is the answer of POST /api/summarize (see
+// handleSummarize).
 type summarizeResponse struct {
 	Summary string `json:"summary"`
+	// PreviousFrom says where the old summary that Summary folds in came
+	// from: "previous" (the request's field) or "messages[0]" (a leading
+	// system message, in a request without "previous"). Left out when
+	// there was none.
+	PreviousFrom string `json:"previousFrom,omitempty"`
 }
 
+// payloadResponse is the answer of the payload routes (see handlePayload).
 type payloadResponse struct {
 	Payload       []recap.Message `json:"payload"`
 	PayloadTokens int             `json:"payloadTokens"`
 	Summary       recap.Summary   `json:"summary"`
 	Boundary      string          `json:"boundary"`
 	Summarized    bool            `json:"summarized"`
-	Stale         bool            `json:"stale,omitempty"`
-	Dropped       []string        `json:"dropped,omitempty"`
+	// Scheduled is recap.Result.Scheduled: a background summarization of
+	// the chat is pending or running after this request (-background),
+	// so a later request will find a newer summary. Left out when false.
+	Scheduled bool     `json:"scheduled,omitempty"`
+	Stale     bool     `json:"stale,omitempty"`
+	Dropped   []string `json:"dropped,omitempty"`
 	// Warning is a failure recap absorbed: the payload is still usable.
 	Warning string `json:"warning,omitempty"`
 }
@@ -116,12 +118,21 @@ type errorResponse struct {
 	Error string `json:"error"`
 }
 
-// handleSummarize serves the seed client's endpoint: the messages to
-// summarize, the old summary first as a system message when there is one.
-// An id in the body, if any, names the chat to the summarizer.
+// handleSummarize serves the seed client's endpoint: {"messages": the
+// messages to summarize, "previous": the old summary} answered by
+// {"summary": the new one, "previousFrom": where the old one came from}.
+//
+// The old summary is the request's "previous" field when it has one: a
+// string, "" for none (a leading system message is then summarized like
+// the others, as the chat's system prompt). Without the field (or with
+// null), a leading system message is the old summary, as the seed client
+// sends it. "previousFrom" says which: "previous", "messages[0]", or left
+// out when there was no old summary. An id in the body, if any, names the
+// chat to the summarizer.
 func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration, maxMessages int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, msgs, ok := decode(log, w, r, maxMessages, nil)
+		var previous optString
+		id, msgs, ok := decode(log, w, r, maxMessages, map[string]any{"previous": &previous})
 		if !ok {
 			return
 		}
@@ -140,8 +151,15 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 			}
 		}
 		sr := recap.SummarizeRequest{ChatID: storeKey(tenantFrom(r.Context()), id), Messages: msgs}
-		if msgs[0].Role == recap.RoleSystem {
+		var from string
+		switch {
+		case previous.set:
+			if sr.Previous = previous.s; sr.Previous != "" {
+				from = "previous"
+			}
+		case msgs[0].Role == recap.RoleSystem:
 			sr.Previous, sr.Messages = msgs[0].Text(), msgs[1:]
+			from = "messages[0]"
 		}
 		if len(sr.Messages) == 0 {
 			fail(log, w, r, http.StatusBadRequest, "messages: nothing to summarize after the previous summary")
@@ -160,7 +178,7 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 			log.WarnContext(r.Context(), "summarize failed", "err", err)
 			fail(log, w, r, http.StatusBadGateway, publicError(err))
 		default:
-			reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text)})
+			reply(log, w, http.StatusOK, summarizeResponse{Summary: strings.TrimSpace(text), PreviousFrom: from})
 		}
 	})
 }
@@ -169,6 +187,15 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 // payload to send to the LLM. The chat is named by the path's {id}, or by
 // the body's id where the route has none; both, if different, are an
 // error.
+//
+// The answer (payloadResponse) holds "payload", its "payloadTokens", the
+// "summary" in force and its "boundary" (the last message it covers),
+// "summarized" (this request saved a new summary), and, when they apply,
+// "scheduled": true (a background summarization is pending or running for
+// the chat: a later request will find its summary), "stale": true (the
+// stored summary did not match the history and was set aside), "dropped"
+// (IDs of messages left out for -max-payload) and "warning" (a failure
+// absorbed: the payload is still usable).
 func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handler {
 	timeout, maxMessages := cfg.Timeout, cfg.MaxMessages
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -214,7 +241,7 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 		}
 		out := payloadResponse{
 			Payload: res.Payload, PayloadTokens: res.PayloadTokens, Summary: res.Summary,
-			Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Stale: res.Stale,
+			Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Scheduled: res.Scheduled, Stale: res.Stale,
 		}
 		for _, m := range res.Dropped {
 			out.Dropped = append(out.Dropped, m.ID)
@@ -413,7 +440,7 @@ func handleUsage(log *slog.Logger, cfg Config) http.Handler {
 			return
 		}
 		var input, fixed int
-		_, msgs, ok := decode(log, w, r, cfg.MaxMessages, map[string]*int{"inputTokens": &input, "fixedTokens": &fixed})
+		_, msgs, ok := decode(log, w, r, cfg.MaxMessages, map[string]any{"inputTokens": &input, "fixedTokens": &fixed})
 		if !ok {
 			return
 		}

@@ -27,11 +27,18 @@ import (
 // shuts down when the test ends, and the test checks that it exits cleanly.
 func startServer(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
-	return startServerLogs(t, env, &logWriter{addr: make(chan string, 1)}, args...)
+	return startServerLogs(t, env, newLogWriter(nil), args...)
 }
 
 // startServerLogs is startServer logging to logs.
 func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args ...string) string {
+	t.Helper()
+	return startServerClock(t, env, logs, time.Now, args...)
+}
+
+// startServerClock is startServerLogs with now as the clock of the
+// breaker, the save back-off and the rate limits (see run).
+func startServerClock(t *testing.T, env map[string]string, logs *logWriter, now func() time.Time, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -45,7 +52,7 @@ func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args 
 	// shows the summary it made; a later -background wins.
 	args = append(append([]string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db"), "-background=false", "-log-format=text"}, auth...), args...)
 	getenv := func(k string) string { return env[k] }
-	go func() { done <- run(ctx, args, getenv, io.Discard, logs) }()
+	go func() { done <- run(ctx, args, getenv, io.Discard, logs, now) }()
 	var base string
 	select {
 	case a := <-logs.addr:
@@ -62,18 +69,108 @@ func startServerLogs(t *testing.T, env map[string]string, logs *logWriter, args 
 	return base
 }
 
+// hangGuard bounds every wait of the tests for an event (an LLM call, a
+// log line, a process that starts). It measures nothing: a wait ends on
+// its event, however busy the machine, and the guard only turns an event
+// that never comes into a failure instead of a hang.
+const hangGuard = 2 * time.Minute
+
+// events counts occurrences of something that tests wait for, such as the
+// calls of a fake LLM or the writes of a log, and wakes the waiters on
+// each. The zero events is ready to use; it is safe for concurrent use by
+// multiple goroutines.
+type events struct {
+	mu   sync.Mutex    // protects n and next
+	n    int           // occurrences so far
+	next chan struct{} // closed on the next occurrence; nil while nobody waits
+}
+
+// add records an occurrence and returns how many there have been.
+func (e *events) add() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.n++
+	if e.next != nil {
+		close(e.next)
+		e.next = nil
+	}
+	return e.n
+}
+
+// count returns how many occurrences there have been.
+func (e *events) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.n
+}
+
+// wait blocks until there have been n occurrences; it fails the test
+// after hangGuard.
+func (e *events) wait(t testing.TB, n int, what string) {
+	t.Helper()
+	e.waitFunc(t, what, func() bool { return e.count() >= n })
+}
+
+// waitFunc blocks until cond, checked at once and after each occurrence,
+// holds; it fails the test, naming what it waited for, after hangGuard.
+func (e *events) waitFunc(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	guard := time.NewTimer(hangGuard)
+	defer guard.Stop()
+	for {
+		e.mu.Lock()
+		if e.next == nil {
+			e.next = make(chan struct{})
+		}
+		next := e.next // taken before cond: an occurrence after cond closes it
+		e.mu.Unlock()
+		if cond() {
+			return
+		}
+		select {
+		case <-next:
+		case <-guard.C:
+			t.Fatalf("still waiting for %s after %v", what, hangGuard)
+		}
+	}
+}
+
+// received waits for a value from ch, or for ch to be closed; it fails the
+// test after hangGuard.
+func received[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(hangGuard):
+		t.Fatalf("still waiting for %s after %v", what, hangGuard)
+	}
+	var zero T
+	return zero
+}
+
 // logWriter keeps a server's log and sends the address of its first
-// "listening" line on addr.
+// "listening" line on addr. Each write is an occurrence of writes, so that
+// a test can wait for a line (see waitLog).
 type logWriter struct {
-	mu   sync.Mutex // protects buf and sent
-	buf  bytes.Buffer
-	sent bool
-	addr chan string
+	mu     sync.Mutex // protects buf and sent
+	buf    bytes.Buffer
+	sent   bool
+	addr   chan string
+	writes *events
+}
+
+// newLogWriter returns a logWriter whose writes are occurrences of writes,
+// which several logWriters may share (nil: its own).
+func newLogWriter(writes *events) *logWriter {
+	if writes == nil {
+		writes = new(events)
+	}
+	return &logWriter{addr: make(chan string, 1), writes: writes}
 }
 
 func (l *logWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.buf.Write(p)
 	if !l.sent {
 		if _, rest, ok := strings.Cut(l.buf.String(), "msg=listening addr="); ok { // -log-format text
@@ -86,6 +183,8 @@ func (l *logWriter) Write(p []byte) (int, error) {
 			l.sent = true
 		}
 	}
+	l.mu.Unlock()
+	l.writes.add()
 	return len(p), nil
 }
 
@@ -93,6 +192,45 @@ func (l *logWriter) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// lines returns how many lines of the log contain s.
+func (l *logWriter) lines(s string) int {
+	n := 0
+	for _, line := range strings.Split(l.String(), "\n") {
+		if strings.Contains(line, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitLog blocks until n lines of the log contain s; it fails the test
+// after hangGuard.
+func (l *logWriter) waitLog(t testing.TB, s string, n int) {
+	t.Helper()
+	l.writes.waitFunc(t, fmt.Sprintf("%d log lines with %q", n, s), func() bool { return l.lines(s) >= n })
+}
+
+// fakeClock is a clock that moves only when a test advances it. It is
+// safe for concurrent use by multiple goroutines.
+type fakeClock struct {
+	mu  sync.Mutex // protects now
+	now time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
 }
 
 func post(t *testing.T, url, body string) (int, map[string]any) {
@@ -239,7 +377,7 @@ func TestConcurrentRequests(t *testing.T) {
 
 func TestBadFlags(t *testing.T) {
 	noEnv := func(string) string { return "" }
-	if err := run(context.Background(), []string{"-nope"}, noEnv, io.Discard, io.Discard); !errors.Is(err, errUsage) {
+	if err := run(context.Background(), []string{"-nope"}, noEnv, io.Discard, io.Discard, time.Now); !errors.Is(err, errUsage) {
 		t.Errorf("bad flag: %v, want errUsage", err)
 	}
 	env := func(k string) string {
@@ -248,7 +386,7 @@ func TestBadFlags(t *testing.T) {
 		}
 		return ""
 	}
-	err := run(context.Background(), []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard)
+	err := run(context.Background(), []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "x.db")}, env, io.Discard, io.Discard, time.Now)
 	if err == nil || !strings.Contains(err.Error(), "RECAP_SUMMARY_TRIGGER_TOKENS") {
 		t.Errorf("bad env: %v, want an error naming the variable", err)
 	}
@@ -292,7 +430,7 @@ func newHandlerConfig(t *testing.T, sum recap.Summarizer, cfg Config, opts ...re
 			t.Fatal(err)
 		}
 	}
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	st := recap.NewMemoryStore()
 	c, err := recap.New(sum, st, opts...)
 	if err != nil {
@@ -372,7 +510,11 @@ func TestAISDKTransportBody(t *testing.T) {
 			}
 		})
 	}
-	// The bodies the real SDK posted, captured by examples/aisdk/gen.mjs.
+	// The bodies the real SDK posted, captured by examples/aisdk/gen.mjs
+	// (in the repository, beside this module, not in the module alone).
+	if _, err := os.Stat(filepath.Join("..", "aisdk", "testdata")); err != nil {
+		t.Skipf("the AI SDK bodies are in the repository's examples/aisdk: %v", err)
+	}
 	bodies, err := filepath.Glob(filepath.Join("..", "aisdk", "testdata", "*.body.json"))
 	if err != nil || len(bodies) == 0 {
 		t.Fatalf("no AI SDK bodies in ../aisdk/testdata: %v", err)
@@ -449,4 +591,96 @@ func TestErrorsQuoteLittle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPayloadScheduled: a payload answer says "scheduled": true while a
+// background summarization of the chat is pending or running, and leaves
+// the field out once it ran (its summary is then in the answer).
+func TestPayloadScheduled(t *testing.T) {
+	var tasks []func(context.Context)
+	h, _ := newHandler(t, nil, recap.WithTriggerTokens(100),
+		recap.WithBackground(func(task func(context.Context)) { tasks = append(tasks, task) }))
+	answer := func(when string) map[string]any {
+		t.Helper()
+		w := serve(h, context.Background(), "/api/chats/c/payload", chatJSON(t, 8))
+		var out map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != 200 {
+			t.Fatalf("%s: %d %s", when, w.Code, w.Body)
+		}
+		return out
+	}
+	out := answer("trigger fires")
+	if out["scheduled"] != true || out["summarized"] != false || len(tasks) != 1 {
+		t.Fatalf("when the trigger fires: scheduled %v, summarized %v, %d tasks; want true, false, 1", out["scheduled"], out["summarized"], len(tasks))
+	}
+	if out := answer("task pending"); out["scheduled"] != true || len(tasks) != 1 {
+		t.Errorf("while the task is pending: scheduled %v, %d tasks; want true and no second task", out["scheduled"], len(tasks))
+	}
+	tasks[0](context.Background())
+	out = answer("task ran")
+	if _, ok := out["scheduled"]; ok || out["boundary"] != "a7" {
+		t.Errorf("after the task ran: scheduled %v, boundary %v; want no scheduled field and the task's summary (a7)", out["scheduled"], out["boundary"])
+	}
+}
+
+// TestSummarizePrevious: /api/summarize takes the old summary from its
+// "previous" field, or, without one, from a leading system message (the
+// seed client's convention), and its answer says which ("previousFrom");
+// "previous": "" says there is none, so that a chat opening with its
+// system prompt is summarized with the prompt as a message.
+func TestSummarizePrevious(t *testing.T) {
+	const (
+		system = `{"id":"s","role":"system","content":"You are a travel assistant."}`
+		user   = `{"id":"u1","role":"user","content":"I am vegetarian. Where should I eat in Kyoto?"}`
+		answer = `{"id":"a1","role":"assistant","content":"Try shojin ryori at Shigetsu."}`
+	)
+	tests := []struct {
+		name, reason, body string
+		wantPrevious       string   // what the summarizer is given as the old summary
+		wantMessages       []string // the IDs of the messages it is given
+		wantFrom           any      // the answer's previousFrom; nil: left out
+	}{
+		{"SeedConvention", "without previous, a leading system message is the old summary",
+			`{"messages":[` + system + `,` + user + `,` + answer + `]}`, "You are a travel assistant.", []string{"u1", "a1"}, "messages[0]"},
+		{"NullIsAbsent", "previous: null is no field",
+			`{"previous":null,"messages":[` + system + `,` + user + `]}`, "You are a travel assistant.", []string{"u1"}, "messages[0]"},
+		{"ExplicitlyEmpty", "previous: \"\": no old summary, the system prompt is a message to summarize",
+			`{"previous":"","messages":[` + system + `,` + user + `,` + answer + `]}`, "", []string{"s", "u1", "a1"}, nil},
+		{"OnlyTheSystemPrompt", "previous: \"\" with the system prompt alone summarizes it",
+			`{"previous":"","messages":[` + system + `]}`, "", []string{"s"}, nil},
+		{"Given", "previous given: it is the old summary, every message is summarized",
+			`{"previous":"The user plans a trip to Japan.","messages":[` + system + `,` + user + `]}`, "The user plans a trip to Japan.", []string{"s", "u1"}, "previous"},
+		{"NoSystem", "without previous or a system message there is no old summary",
+			`{"messages":[` + user + `,` + answer + `]}`, "", []string{"u1", "a1"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got recap.SummarizeRequest
+			sum := recap.SummarizerFunc(func(_ context.Context, req recap.SummarizeRequest) (string, error) {
+				got = req
+				return "a new summary", nil
+			})
+			h, _ := newHandler(t, sum)
+			w := serve(h, context.Background(), "/api/summarize", tt.body)
+			var out map[string]any
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != 200 || out["summary"] != "a new summary" {
+				t.Fatalf("%s: %d %s", tt.reason, w.Code, w.Body)
+			}
+			var ids []string
+			for _, m := range got.Messages {
+				ids = append(ids, m.ID)
+			}
+			if got.Previous != tt.wantPrevious || fmt.Sprint(ids) != fmt.Sprint(tt.wantMessages) || out["previousFrom"] != tt.wantFrom {
+				t.Errorf("%s: the summarizer got previous %q and messages %v, the answer says previousFrom %v; want %q, %v, %v",
+					tt.reason, got.Previous, ids, out["previousFrom"], tt.wantPrevious, tt.wantMessages, tt.wantFrom)
+			}
+		})
+	}
+	t.Run("NotAString", func(t *testing.T) {
+		h, _ := newHandler(t, nil)
+		w := serve(h, context.Background(), "/api/summarize", `{"previous":42,"messages":[`+user+`]}`)
+		if w.Code != 400 || !strings.Contains(w.Body.String(), "previous: expected a string or null, got JSON number") {
+			t.Errorf("previous: 42: %d %s, want a 400 naming the field", w.Code, w.Body)
+		}
+	})
 }

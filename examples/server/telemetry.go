@@ -178,18 +178,32 @@ func (h contextHandler) WithGroup(name string) slog.Handler {
 }
 
 // newLogger returns the server's logger: JSON lines (format "json") or
-// logfmt-like text ("text") on w, with request IDs.
+// logfmt-like text ("text") on w, with request IDs. A duration is logged
+// as its String(), "30s" or "1.5ms", in both formats: slog's JSON handler
+// would write its nanoseconds (see durationString).
 func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	opts := &slog.HandlerOptions{ReplaceAttr: durationString}
 	var h slog.Handler
 	switch format {
 	case "json":
-		h = slog.NewJSONHandler(w, nil)
+		h = slog.NewJSONHandler(w, opts)
 	case "text":
-		h = slog.NewTextHandler(w, nil)
+		h = slog.NewTextHandler(w, opts)
 	default:
 		return nil, fmt.Errorf("-log-format %q: want json or text", format)
 	}
 	return slog.New(contextHandler{h}), nil
+}
+
+// durationString is the loggers' ReplaceAttr: a time.Duration attribute
+// becomes the string of its String(), whoever logs it (the server, recap
+// through recap.WithLogger, net/http through ErrorLog), so that a reader
+// of the log sees "grace":"30s", not "grace":30000000000.
+func durationString(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }
 
 // recordsMetrics reports whether metrics are collected (-metrics): only

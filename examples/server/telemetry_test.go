@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/recapgo/recap/internal/apitest"
 )
@@ -21,7 +24,7 @@ import (
 // plain one is kept, anything else replaced; the JSON log lines about a
 // request carry it.
 func TestRequestIDs(t *testing.T) {
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	base := startServerLogs(t, nil, logs, "-log-format=json")
 	tests := []struct {
 		name, sent string
@@ -134,13 +137,13 @@ func TestTracesExported(t *testing.T) {
 	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test", "RECAP_MODEL": "gpt-test"}
 	keys := filepath.Join(t.TempDir(), "keys")
 	writeFile(t, keys, "acme-corp key-of-acme-0123456789\n")
-	logs := &logWriter{addr: make(chan string, 1)}
+	logs := newLogWriter(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		defer close(logs.addr)
 		done <- run(ctx, []string{"-api-keys", keys, "-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "recap.db"),
-			"-trigger", "100", "-background=false", "-otlp-endpoint", collector.URL}, func(k string) string { return env[k] }, io.Discard, logs)
+			"-trigger", "100", "-background=false", "-otlp-endpoint", collector.URL}, func(k string) string { return env[k] }, io.Discard, logs, time.Now)
 	}()
 	addr, ok := <-logs.addr
 	if !ok {
@@ -181,4 +184,38 @@ func writeFile(t *testing.T, path, body string) {
 func chatCompletion(text string) string {
 	b, _ := json.Marshal(text)
 	return `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":` + string(b) + `},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`
+}
+
+// TestLogDurations: a duration is logged as its String() in both formats,
+// not as nanoseconds (slog's JSON handler would write "grace":30000000000),
+// whoever logs it: the server's own lines (the save back-off's here, the
+// shutdown's in TestShutdownGrace), recap's, or any attribute in a group.
+func TestLogDurations(t *testing.T) {
+	tests := []struct {
+		name, reason, format string
+		log                  func(*slog.Logger)
+		want                 string
+	}{
+		{"JSON", "an attribute of the JSON log", "json", func(l *slog.Logger) { l.Info("x", "timeout", 30*time.Second) }, `"timeout":"30s"`},
+		{"Text", "an attribute of the text log", "text", func(l *slog.Logger) { l.Info("x", "timeout", 1500*time.Millisecond) }, `timeout=1.5s`},
+		{"Typed", "a slog.Duration attribute", "json", func(l *slog.Logger) { l.Info("x", slog.Duration("wait", 250*time.Microsecond)) }, `"wait":"250µs"`},
+		{"Group", "an attribute in a group", "json", func(l *slog.Logger) { l.WithGroup("lease").Info("x", "ttl", time.Minute) }, `"lease":{"ttl":"1m0s"}`},
+		{"With", "an attribute of a derived logger", "json", func(l *slog.Logger) { l.With("grace", 2*time.Second).Info("x") }, `"grace":"2s"`},
+		{"Backoff", "the save back-off's line", "json", func(l *slog.Logger) {
+			newSaveBackoff(l, func() time.Time { return time.Time{} }).record(context.Background(), errors.New("disk full"))
+		}, `"backoff":"1s"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			log, err := newLogger(&buf, tt.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.log(log)
+			if !strings.Contains(buf.String(), tt.want) {
+				t.Errorf("%s: logged %s, want %s", tt.reason, buf.String(), tt.want)
+			}
+		})
+	}
 }

@@ -22,6 +22,14 @@
 // measured by the same command. The -trigger, -window and -summary-tokens
 // flags and the RECAP_SUMMARY_* variables work as in the CLI.
 //
+// A second table per set measures what the recall tool gives back: for
+// each fact the final payload does not hold, recap.Compressor.Recall is
+// asked the fact's question (its "question |" line) over the final state
+// of the chat, its messages and final summary, and the fact counts as
+// recalled when each of its proofs is in one of the top 3 excerpts. A
+// fact is answerable when the payload holds it or Recall finds it. Facts
+// without a question are counted apart, as such.
+//
 // The chat file format is documented on ReadChat.
 package main
 
@@ -70,6 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		budget  = fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)")
 		verbose = fs.Bool("v", false, "print each chat's final summary and the fate of each fact")
 		standin = fs.String("standin", "", "degrade each summary as an LLM may: "+standinNames+" (see standins.go)")
+		check   = fs.Bool("check", false, "check each summary against its input and repair it (recap.WithSummaryCheck)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -82,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 	if *dir != "" {
 		todo = []set{{*dir, ""}}
 	}
-	s, label, err := newSetup(lookup, fs, trigger, window, *budget, *standin)
+	s, label, err := newSetup(lookup, fs, trigger, window, *budget, *standin, *check)
 	if err != nil {
 		return fail(err)
 	}
@@ -104,6 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, lookup fu
 		}
 		fmt.Fprintf(stdout, "## %s\n\nFacts kept by the final payload of %d chats replayed with %s:\n\n", st.name, len(chats), label)
 		WriteTable(stdout, outs)
+		fmt.Fprintf(stdout, "\nFacts the final payload does not hold, recalled by recap.Compressor.Recall: the top %d excerpts for the fact's question, over the final messages and summary, hold every proof:\n\n", RecallK)
+		WriteRecallTable(stdout, outs)
 		if *verbose {
 			WriteDetails(stdout, outs)
 		}
@@ -122,7 +133,7 @@ func load(st set) ([]Chat, error) {
 
 // newSetup configures the replay as the CLI configures itself: options
 // from the environment and flags, the summarizer from the environment.
-func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, window *int, budget int, standin string) (Setup, string, error) {
+func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, window *int, budget int, standin string, check bool) (Setup, string, error) {
 	counter, err := tokens.NewTiktoken(tokens.O200kBase)
 	if err != nil {
 		return Setup{}, "", err
@@ -149,6 +160,10 @@ func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, win
 		}
 		sum = wrap(sum)
 		label += ", degraded by the " + standin + " stand-in"
+	}
+	if check {
+		opts = append(opts, recap.WithSummaryCheck())
+		label += ", with the summary check"
 	}
 	return Setup{
 		New:     func() (*recap.Compressor, error) { return recap.New(sum, recap.NewMemoryStore(), opts...) },

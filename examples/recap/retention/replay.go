@@ -33,7 +33,23 @@ type Outcome struct {
 	// StaleKept counts corrected facts whose replaced value is still in
 	// recap's payload.
 	StaleKept int
+	// Recalled reports, fact by fact, whether recap.Compressor.Recall
+	// finds a fact that the final payload does not hold: asked the fact's
+	// question over the final state of the chat (its messages and final
+	// summary), its top RecallK excerpts hold every proof of the fact.
+	// It is false for a fact the payload holds, and for one without a
+	// question, which Unasked counts.
+	Recalled []bool
+	// Unasked counts the facts the final payload does not hold that have
+	// no question to recall them with.
+	Unasked int
+	// Excerpts are, fact by fact, the excerpts recalled for a fact the
+	// payload does not hold (for -v).
+	Excerpts [][]recap.Excerpt
 }
+
+// RecallK is how many excerpts Replay asks Recall for, per fact.
+const RecallK = 3
 
 // Replay sends the chat to a fresh Compressor turn by turn, as a backend
 // would: at each user message, the history up to it. It measures the
@@ -72,8 +88,41 @@ func Replay(ctx context.Context, s Setup, chat Chat) (Outcome, error) {
 		if f.Stale != "" && holds(res.Payload, []string{f.Stale}) {
 			o.StaleKept++
 		}
+		recalled := false
+		var found []recap.Excerpt
+		switch {
+		case kept:
+		case f.Question == "":
+			o.Unasked++
+		default:
+			found, err = c.Recall(ctx, chat.Name, chat.Messages, f.Question, recap.RecallResults(RecallK))
+			if err != nil {
+				return Outcome{}, fmt.Errorf("retention: %s: recall %q: %w", chat.Name, f.Question, err)
+			}
+			recalled = inExcerpts(found, f.Proof)
+		}
+		o.Recalled = append(o.Recalled, recalled)
+		o.Excerpts = append(o.Excerpts, found)
 	}
 	return o, nil
+}
+
+// inExcerpts reports whether every proof is in one of the excerpts,
+// ignoring case.
+func inExcerpts(found []recap.Excerpt, proof []string) bool {
+	for _, p := range proof {
+		in := false
+		for _, e := range found {
+			if strings.Contains(strings.ToLower(e.Text), strings.ToLower(p)) {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return false
+		}
+	}
+	return true
 }
 
 // tokensOf is the size of msgs as the CLI reports it: each message's Text.
@@ -126,6 +175,9 @@ type Totals struct {
 	Facts                     int
 	Kept, Recent, Whole       int
 	StaleKept                 int
+	Dropped                   int     // facts the final payload does not hold
+	Unasked                   int     // of those, the facts without a question
+	Recalled                  int     // of the others, those Recall finds
 	PayloadShare              float64 // mean over chats of payload / chat tokens
 	ChatTokens, PayloadTokens int     // sums
 }
@@ -142,6 +194,9 @@ func Sum(os []Outcome) Totals {
 		t.Recent += count(o.Recent)
 		t.Whole += count(o.Whole)
 		t.StaleKept += o.StaleKept
+		t.Dropped += len(o.Chat.Facts) - count(o.Kept)
+		t.Unasked += o.Unasked
+		t.Recalled += count(o.Recalled)
 		t.ChatTokens += o.ChatTokens
 		t.PayloadTokens += o.PayloadTokens
 		t.PayloadShare += float64(o.PayloadTokens) / float64(max(o.ChatTokens, 1)) / float64(len(os))
@@ -167,6 +222,27 @@ func WriteTable(w io.Writer, os []Outcome) {
 		t.Percent(t.Kept), t.Kept, t.Facts, t.Percent(t.Recent), t.Percent(t.Whole))
 }
 
+// Asked returns how many dropped facts have a question: those Recall is
+// asked for.
+func (t Totals) Asked() int { return t.Dropped - t.Unasked }
+
+// WriteRecallTable writes, as a Markdown table, what Recall finds of the
+// facts the final payloads do not hold: per chat, the facts dropped, those
+// without a question (not counted), those recalled, and the facts
+// answerable (held by the payload or recalled) of all facts; and a total.
+func WriteRecallTable(w io.Writer, os []Outcome) {
+	fmt.Fprintf(w, "| chat | facts dropped | without question | recalled (top %d) | answerable |\n", RecallK)
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|")
+	for _, o := range os {
+		n, kept, recalled := len(o.Chat.Facts), count(o.Kept), count(o.Recalled)
+		fmt.Fprintf(w, "| %s | %d | %d | %d/%d | %d/%d |\n", o.Chat.Name, n-kept, o.Unasked, recalled, n-kept-o.Unasked, kept+recalled, n)
+	}
+	t := Sum(os)
+	fmt.Fprintf(w, "| **all %d chats** | %d | %d | **%.1f%%** (%d/%d) | **%.1f%%** (%d/%d) |\n",
+		len(os), t.Dropped, t.Unasked, 100*float64(t.Recalled)/float64(max(t.Asked(), 1)), t.Recalled, t.Asked(),
+		t.Percent(t.Kept+t.Recalled), t.Kept+t.Recalled, t.Facts)
+}
+
 // WriteDetails writes, chat by chat, the final summary and each fact's fate.
 func WriteDetails(w io.Writer, os []Outcome) {
 	for _, o := range os {
@@ -183,6 +259,21 @@ func WriteDetails(w io.Writer, os []Outcome) {
 				stale = " (stale value " + f.Stale + " in summary)"
 			}
 			fmt.Fprintf(w, "- %-4s recent:%-4s %s (%s): %s%s\n", mark(o.Kept[i]), mark(o.Recent[i]), f.What, f.By, strings.Join(f.Proof, " & "), stale)
+			switch {
+			case o.Kept[i]:
+			case f.Question == "":
+				fmt.Fprintf(w, "  - no question to recall it with\n")
+			default:
+				fate := "NOT recalled"
+				if o.Recalled[i] {
+					fate = "recalled"
+				}
+				fmt.Fprintf(w, "  - %s by %q:", fate, f.Question)
+				for _, e := range o.Excerpts[i] {
+					fmt.Fprintf(w, " %s (%.1f)", e.MessageID, e.Score)
+				}
+				fmt.Fprintln(w)
+			}
 		}
 		for _, err := range o.Failures {
 			fmt.Fprintf(w, "- absorbed failure: %v\n", err)
