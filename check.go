@@ -566,8 +566,8 @@ func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeReque
 		}
 	}
 	chk.Missing = missing
-	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) }
-	text, chk.Repaired, chk.Unfit = repair(text, missing, c.repairLimit(input), count)
+	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) - c.cfg.overhead }
+	text, chk.Repaired, chk.Unfit = repair(text, missing, c.repairLimit(c.inputText(input, req)), count)
 	if h := c.cfg.hooks.SummaryChecked; h != nil {
 		h(ctx, req.ChatID, *chk)
 	}
@@ -578,11 +578,15 @@ func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeReque
 	return text, chk
 }
 
-// summaryBound is the most tokens a summary of input tokens may have, as
-// call checks it: no more than its input, unless the input is tiny
-// (minSummaryAllowance), and WithMaxSummaryTokens.
+// summaryBound is the most tokens of text a summary of input tokens of
+// text may have, as call checks it: shorter than its input (what it
+// replaces), unless the input is tiny (minSummaryAllowance), and within
+// WithMaxSummaryTokens.
 func (c *Compressor) summaryBound(input int) int {
-	n := max(input, minSummaryAllowance)
+	n := minSummaryAllowance
+	if input > minSummaryAllowance {
+		n = input - 1 // shorter than what it replaces
+	}
 	if c.cfg.maxSummary > 0 {
 		n = min(n, c.cfg.maxSummary)
 	}

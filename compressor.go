@@ -20,6 +20,7 @@ type Compressor struct {
 	cfg        config
 	counts     *countCache // token counts of the messages seen, bounded
 	flights    flights     // summarizations in progress, by chat
+	backoffs   backoffs    // chats whose summarizations failed in a row
 	tasks      tasks       // background summarizations pending or running, by chat
 	piece      int         // the least tokens a message is given in a chunk (see piece)
 	recalls    *indexCache // the indexes of the chats Recall searched, bounded

@@ -37,6 +37,11 @@ var (
 	// input does not block progress). Compress absorbs it into
 	// [Result.Err] and stores nothing.
 	ErrSummaryTooLong = errors.New("recap: summary too long")
+	// ErrBackoff reports that the Summarizer sat out a request of a chat
+	// whose summarizations failed in a row (see Compressor.Compress): the
+	// fallback Summarizer, if any, made the summary, or the payload is the
+	// unsummarized one. Result.Err wraps it with the last failure.
+	ErrBackoff = errors.New("recap: summarizer backed off after failures")
 
 	// ErrSummarizerPanic reports a Summarizer that panicked. Compress
 	// recovers the panic and absorbs it like any summarizer failure, so

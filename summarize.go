@@ -190,10 +190,17 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived derivedSet) (string, bool, *SummaryCheck, error) {
 	copies := func() []Message { return derived.own(cloneMessages(msgs)) }
 	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: copies(), MaxTokens: c.cfg.maxSummary}
-	text, err := c.call(ctx, c.summarizer, req, input, false)
-	if errors.Is(err, ErrSummaryTooLong) && c.cfg.maxSummary > 0 && ctx.Err() == nil {
-		req.Messages = copies()
-		text, err = c.call(ctx, c.summarizer, req, input, false) // ask again, once
+	var text string
+	err := c.backoffs.skip(chatID)
+	if err == nil {
+		text, err = c.call(ctx, c.summarizer, req, input, false)
+		if errors.Is(err, ErrSummaryTooLong) && c.cfg.maxSummary > 0 && ctx.Err() == nil {
+			req.Messages = copies()
+			text, err = c.call(ctx, c.summarizer, req, input, false) // ask again, once
+		}
+		if ctx.Err() == nil {
+			c.backoffs.record(chatID, err)
+		}
 	}
 	if err == nil {
 		text, chk := c.check(ctx, c.summarizer, req, copies, text, input, false)
@@ -237,18 +244,37 @@ func (c *Compressor) call(ctx context.Context, s Summarizer, req SummarizeReques
 	if err != nil {
 		return "", fmt.Errorf("recap: summarize chat %q: %w", req.ChatID, err)
 	}
+	if cerr := ctx.Err(); cerr != nil {
+		// A Summarizer that ignored ctx and answered late: its summary
+		// is a timeout's, and is not used.
+		return "", fmt.Errorf("recap: summarize chat %q: the summary came when the call had ended: %w", req.ChatID, cerr)
+	}
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return "", fmt.Errorf("%w (chat %q)", ErrEmptySummary, req.ChatID)
 	}
 	ev.OutputTokens = c.tokens(&Message{Content: text}, nil)
+	// The text's tokens, against those of the texts it replaces: the
+	// messages' overhead is no content.
+	out, in := ev.OutputTokens-c.cfg.overhead, c.inputText(input, req)
 	switch {
 	case c.cfg.maxSummary > 0 && ev.OutputTokens > c.cfg.maxSummary:
 		return "", fmt.Errorf("%w: %d tokens, over the maximum of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, c.cfg.maxSummary, req.ChatID)
-	case ev.OutputTokens > c.summaryBound(input):
-		return "", fmt.Errorf("%w: %d tokens for an input of %d (chat %q)", ErrSummaryTooLong, ev.OutputTokens, input, req.ChatID)
+	case out > c.summaryBound(in):
+		return "", fmt.Errorf("%w: %d tokens of text, not shorter than the %d it replaces (chat %q)", ErrSummaryTooLong, out, in, req.ChatID)
 	}
 	return text, nil
+}
+
+// inputText returns the tokens of the texts of a Summarizer's input of
+// input tokens for req: the previous summary and the messages, less their
+// message overhead.
+func (c *Compressor) inputText(input int, req SummarizeRequest) int {
+	n := len(req.Messages)
+	if req.Previous != "" {
+		n++
+	}
+	return input - n*c.cfg.overhead
 }
 
 // safeSummarize calls s, turning a panic into a *PanicError.
