@@ -221,7 +221,10 @@ func (t *Tiktoken) Truncate(text string, n int) string {
 	v := toValidUTF8(text)
 	c := t.enc.Truncate(v, n)
 	if len(v) == len(text) {
-		return text[:c] // valid UTF-8: v is text
+		// Valid UTF-8 (v is text), or ill-formed only in subsequences of 3
+		// bytes, each read in place as the 3 bytes of a U+FFFD: either way
+		// an offset in v is the same offset in text.
+		return text[:c]
 	}
 	return text[:validPrefix(text, c)]
 }

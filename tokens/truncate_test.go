@@ -31,6 +31,7 @@ func TestTiktokenTruncate(t *testing.T) {
 		{"LookAhead", cl100k, "[\n\t{\n\t\t\"a\": 1", 5, "[\n\t{\n\t", "the text of 5 tokens ends in \"\\t\\t\", which alone is one token, not the text's two"},
 		{"InvalidUTF8", o200k, "a\xffb c", 2, "a\xff", "an invalid byte is a U+FFFD: the prefix holds the byte"},
 		{"InvalidSequence", o200k, "a\xe2\x82 b", 2, "a\xe2\x82", "a maximal ill-formed subsequence is one U+FFFD: all of it or none"},
+		{"InvalidInPlace", o200k, "\xf0\x9f\x98 b", 1, "\xf0\x9f\x98", "a 3-byte ill-formed subsequence reads as a 3-byte U+FFFD, in place"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
