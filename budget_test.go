@@ -70,3 +70,48 @@ func TestCompressBudgetDropsSummaryLast(t *testing.T) {
 		t.Errorf("dropping changed the store: %+v", got)
 	}
 }
+
+// TestWithReservedTokens: payloads fit the ceiling less what is reserved,
+// the trigger is not changed, and New rejects a reservation without a
+// ceiling or not below it.
+func TestWithReservedTokens(t *testing.T) {
+	ctx := context.Background()
+	chat := conversation(20)
+	for _, tt := range []struct{ ceiling, reserved int }{{200, 0}, {200, 50}, {200, 120}, {400, 300}} {
+		// The Summarizer fails, so only the ceiling bounds the payload.
+		c := mustNew(t, &recorder{fail: errors.New("down")}, NewMemoryStore(), WithTriggerTokens(1000),
+			WithMaxPayloadTokens(tt.ceiling), WithReservedTokens(tt.reserved))
+		res, err := c.Compress(ctx, "c", chat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if budget := tt.ceiling - tt.reserved; res.PayloadTokens > budget || res.PayloadTokens < budget-30 {
+			t.Errorf("ceiling %d, reserved %d: payload %d tokens", tt.ceiling, tt.reserved, res.PayloadTokens)
+		}
+		if res.Tokens != mustNew(t, &recorder{}, NewMemoryStore(), WithTriggerTokens(1000)).tokens(nil, chat[:len(chat)-3]) {
+			t.Errorf("reserving changed what the trigger measures: %d", res.Tokens)
+		}
+	}
+	// The trigger fires as without a reservation.
+	a := mustNew(t, &recorder{}, NewMemoryStore(), WithTriggerTokens(100), WithMaxPayloadTokens(500), WithReservedTokens(300))
+	b := mustNew(t, &recorder{}, NewMemoryStore(), WithTriggerTokens(100), WithMaxPayloadTokens(500))
+	pa, _ := a.Plan(chat, Summary{})
+	pb, _ := b.Plan(chat, Summary{})
+	if pa.Trigger != pb.Trigger || pa.Tokens != pb.Tokens {
+		t.Errorf("plans differ: %v %d, %v %d", pa.Trigger, pa.Tokens, pb.Trigger, pb.Tokens)
+	}
+	// ErrBudget names the reservation.
+	c := mustNew(t, &recorder{}, NewMemoryStore(), WithMaxPayloadTokens(100), WithReservedTokens(99))
+	if _, err := c.Compress(ctx, "c", chat); !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "99 reserved") {
+		t.Errorf("err = %v, want ErrBudget naming the reservation", err)
+	}
+	for _, opts := range [][]Option{
+		{WithReservedTokens(-1)},
+		{WithReservedTokens(10)},
+		{WithMaxPayloadTokens(100), WithReservedTokens(100)},
+	} {
+		if _, err := New(&recorder{}, NewMemoryStore(), opts...); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("New: err = %v, want ErrInvalidOption", err)
+		}
+	}
+}

@@ -22,10 +22,11 @@ type Usage struct {
 	// Payload is what was sent: the Result.Payload of Compress.
 	Payload []Message
 	// Overhead is the tokens added per message, as WithMessageOverhead
-	// (OpenAIMessageOverhead for OpenAI's chat models), taken as exact.
+	// (tokens.OpenAIMessageOverhead for OpenAI's chat models), taken as
+	// exact.
 	Overhead int
 	// Fixed is the rest of the request, counted by the base counter and
-	// taken as exact: OpenAIRequestTokens' count, or 0.
+	// taken as exact: tokens.OpenAIRequestOverhead's count, or 0.
 	Fixed int
 	// Reported is the input tokens the provider billed for the call
 	// (OpenAI's usage.prompt_tokens, Anthropic's usage.input_tokens plus
@@ -275,7 +276,7 @@ func (c *Calibrator) Observations(model string) int {
 
 // Counter returns a TokenCounter for model that counts as the Calibrator
 // corrects the base counter, with what it learns later as it learns it;
-// use it with WithTokenCounter. It is a [VersionedCounter]: its version
+// use it with WithTokenCounter. It is a [tokens.VersionedCounter]: its version
 // changes when the correction moves by more than 0.2% (a weight, or the
 // margin), and a Compressor then counts its chats again, so a long-lived
 // Compressor follows the calibration without recounting on every

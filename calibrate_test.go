@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/recapgo/recap/tokens"
 )
 
 // provider simulates a provider's tokenizer: o200k_base's count of each
@@ -96,7 +98,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // it holds, by the provider's count, on at least 99% of turns.
 func TestCalibratorSimulatedProvider(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	o200k, err := NewTiktokenCounter(O200kBase)
+	o200k, err := tokens.NewTiktoken(tokens.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,9 +246,9 @@ func TestCalibratorConcurrent(t *testing.T) {
 func TestCalibratorCounterVersion(t *testing.T) {
 	cal := NewCalibrator(nil)
 	counter := cal.Counter("m")
-	vc, ok := counter.(VersionedCounter)
+	vc, ok := counter.(tokens.VersionedCounter)
 	if !ok {
-		t.Fatal("a Calibrator's counter is not a VersionedCounter")
+		t.Fatal("a Calibrator's counter is not a tokens.VersionedCounter")
 	}
 	c, err := New(&recorder{}, NewMemoryStore(), WithTokenCounter(counter), WithTriggerTokens(100000))
 	if err != nil {
@@ -281,5 +283,20 @@ func TestCalibratorCounterVersion(t *testing.T) {
 	}
 	if last := versions[len(versions)-10:]; last[0] != last[len(last)-1] {
 		t.Errorf("version still moving after 20 identical observations: %v", versions)
+	}
+}
+
+// TestEstimatorWithCompressor: an Estimator plugs into a Compressor and a
+// Calibrator as any counter does.
+func TestEstimatorWithCompressor(t *testing.T) {
+	e, _ := tokens.EstimatorForModel("claude-haiku-4-5")
+	c, err := New(&recorder{}, NewMemoryStore(), WithTokenCounter(NewCalibrator(e).Counter("claude-haiku-4-5")),
+		WithMessageOverhead(e.MessageOverhead()), WithReservedTokens(e.RequestOverhead()), WithMaxPayloadTokens(10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Compress(context.Background(), "c", conversation(3))
+	if err != nil || res.PayloadTokens == 0 {
+		t.Fatalf("Compress = %+v, %v", res, err)
 	}
 }

@@ -3,6 +3,8 @@ package recap
 import (
 	"fmt"
 	"slices"
+
+	"github.com/recapgo/recap/tokens"
 )
 
 // A backlog larger than WithMaxSummarizeInput is cut into chunks, one
@@ -115,26 +117,20 @@ func (c *Compressor) squeeze(group []Message, sizes []int, room int) []Message {
 // truncate returns m with its text cut to at most budget tokens, counted
 // by tc, and a marker saying how much was cut: the part of m that a
 // Summarizer with a bounded input can take. m's ID and role are kept.
-// budget must leave room for the marker and minKeep tokens.
-func truncate(m Message, budget, tokens int, tc TokenCounter) Message {
-	marker := truncationMarker(tokens)
-	text := []rune(m.Text())
+// budget must leave room for the marker and minKeep tokens. The cut is
+// tokens.Truncate's: at a token boundary with a tokens.Tiktoken (the
+// default counter), never inside a word's token.
+func truncate(m Message, budget, total int, tc TokenCounter) Message {
+	marker := truncationMarker(total)
 	keep := budget - tc.CountTokens(marker)
-	lo, hi := 0, len(text)
-	for lo < hi { // the longest prefix within keep tokens
-		mid := (lo + hi + 1) / 2
-		if tc.CountTokens(string(text[:mid])) <= keep {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
+	text := tokens.Truncate(tc, m.Text(), keep)
 	// Counts are not quite additive where the cut meets the marker: shrink
 	// until the whole fits.
-	content := string(text[:lo]) + marker
-	for over := tc.CountTokens(content) - budget; over > 0 && lo > 0; over = tc.CountTokens(content) - budget {
-		lo = max(0, lo-over)
-		content = string(text[:lo]) + marker
+	content := text + marker
+	for over := tc.CountTokens(content) - budget; over > 0 && text != ""; over = tc.CountTokens(content) - budget {
+		keep -= over
+		text = tokens.Truncate(tc, text, keep)
+		content = text + marker
 	}
 	return Message{ID: m.ID, Role: m.Role, Content: content}
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/recapgo/recap/tokens"
 )
 
 // TestCompressBacklog: a 500-message backlog with a Summarizer that
@@ -106,15 +108,29 @@ func TestCompressTruncatesHugeMessage(t *testing.T) {
 }
 
 func TestTruncateFitsWithRealCounter(t *testing.T) {
-	tc, err := NewTiktokenCounter(O200kBase)
+	tc, err := tokens.NewTiktoken(tokens.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{strings.Repeat("!", 5000), strings.Repeat("word ", 3000), strings.Repeat("字", 4000), strings.Repeat("a.\n", 2000)} {
+	for _, text := range []string{strings.Repeat("!", 5000), strings.Repeat("word ", 3000), strings.Repeat("字", 4000), strings.Repeat("a.\n", 2000),
+		strings.Repeat("The deploy failed twice; we rolled back to v1.4.2 and paged the on-call. ", 300)} {
 		for _, budget := range []int{30, 100, 333} {
-			m := truncate(Message{ID: "x", Role: RoleUser, Content: text}, budget, tc.CountTokens(text), tc)
+			total := tc.CountTokens(text)
+			m := truncate(Message{ID: "x", Role: RoleUser, Content: text}, budget, total, tc)
 			if n := tc.CountTokens(m.Content); n > budget || !strings.Contains(m.Content, "[recap: message truncated") {
 				t.Errorf("%.10q... in %d tokens: %d tokens %q", text, budget, n, m.Content)
+			}
+			// The cut is at a token boundary (tokens.Truncate's): the kept
+			// text encodes to a prefix of the text's tokens, and fills the
+			// room the marker leaves but for a few tokens.
+			marker := truncationMarker(total)
+			cut := strings.TrimSuffix(m.Content, marker)
+			ids, all := tc.Encode(cut), tc.Encode(text)
+			if len(ids) > len(all) || !slices.Equal(ids, all[:len(ids)]) {
+				t.Errorf("%.10q... in %d tokens: the cut %q ends inside a token", text, budget, cut)
+			}
+			if room := budget - tc.CountTokens(marker); len(ids) < room-3 {
+				t.Errorf("%.10q... in %d tokens: kept %d tokens of text in a room of %d", text, budget, len(ids), room)
 			}
 		}
 	}

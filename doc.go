@@ -71,11 +71,12 @@
 // UIMessages, which always carry an ID, must have theirs.
 //
 // Tokens are counted exactly as OpenAI's tiktoken counts them, with the
-// o200k_base vocabulary of GPT-4o by default (see [NewTiktokenCounter] and
-// [WithTokenCounter]); the vocabularies are embedded in the binary. Claude
-// and Gemini models, whose tokenizers are not public, get estimates that
-// err high ([EstimatorForModel]), and a [Calibrator] corrects any counter
-// from the usage a provider reports.
+// o200k_base vocabulary of GPT-4o by default ([WithTokenCounter] takes any
+// [TokenCounter]). Counting is package [github.com/recapgo/recap/tokens]:
+// the exact counters of OpenAI's encodings, embedded in the binary, and
+// estimates that err high for Claude and Gemini, whose tokenizers are not
+// public. A [Calibrator] corrects any counter from the usage a provider
+// reports.
 //
 // # Reading the code
 //

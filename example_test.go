@@ -181,15 +181,3 @@ func ExampleOptionsFromEnv() {
 	// 1 option
 	// recap: invalid option: VITE_SUMMARY_TRIGGER_TOKENS="lots": not an integer
 }
-
-func ExampleNewTiktokenCounter() {
-	c, err := recap.NewTiktokenCounter(recap.O200kBase)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(c.CountTokens("Hello, world!"))
-	fmt.Println(c.CountTokens("<|endoftext|> is just text here"))
-	// Output:
-	// 4
-	// 11
-}

@@ -104,22 +104,3 @@ func FuzzMessageJSON(f *testing.F) {
 		}
 	})
 }
-
-// FuzzToValidUTF8 checks the WHATWG decoding rule's invariants.
-func FuzzToValidUTF8(f *testing.F) {
-	for _, s := range []string{"abc", "\xe2\x82", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xffb\xf0\x9f\x98"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got := toValidUTF8(s)
-		if !utf8.ValidString(got) {
-			t.Fatalf("toValidUTF8(%q) = %q, not valid UTF-8", s, got)
-		}
-		if utf8.ValidString(s) && got != s {
-			t.Fatalf("toValidUTF8 changed valid %q to %q", s, got)
-		}
-		if n := utf8.RuneCountInString(got); n > len(s) {
-			t.Fatalf("toValidUTF8(%q) has %d runes, more than %d bytes", s, n, len(s))
-		}
-	})
-}

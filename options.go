@@ -19,19 +19,6 @@ const (
 	DefaultMediaTokens         = 2000       // see WithMediaTokens
 )
 
-// OpenAIMessageOverhead is the tokens OpenAI's chat models (GPT-4o, GPT-4,
-// GPT-3.5-turbo) add to a message's content: <|im_start|>, the role (one
-// token for system, user, assistant and tool), <|im_sep|> and <|im_end|>.
-// With WithMessageOverhead(OpenAIMessageOverhead), the count of a payload
-// plus 3 (the reply priming, once per request, which recap leaves out
-// since it does not depend on what is summarized) is what OpenAI's
-// cookbook counts (3 per message plus the role's tokens) and what
-// gpt-tokenizer's encodeChat returns, for messages without a name. A
-// message name makes them differ: the cookbook adds 1 plus the name's
-// tokens, encodeChat replaces the role's token with the name's. recap does
-// not count names.
-const OpenAIMessageOverhead = 4
-
 // config is what the options set; a Compressor keeps it read-only.
 type config struct {
 	trigger    int
@@ -145,7 +132,7 @@ func WithWindowConversations(n int) Option {
 }
 
 // WithTokenCounter sets the counter used to measure messages. The default
-// is the exact o200k_base counter of GPT-4o (see [NewTiktokenCounter]),
+// is the exact o200k_base counter of GPT-4o (see [tokens.NewTiktoken]),
 // loaded on first use. A nil counter is an error.
 func WithTokenCounter(tc TokenCounter) Option {
 	return optionFunc(func(c *config) error {
@@ -238,8 +225,9 @@ func WithLeaseWait(d time.Duration) Option {
 // WithMessageOverhead adds n tokens per message to every count, for the
 // framing a chat format adds around each message's content. n must not be
 // negative. The default, [DefaultMessageOverhead] (0), is what the seed
-// client does. [OpenAIMessageOverhead] is the framing of OpenAI's chat
-// models.
+// client does. [tokens.OpenAIMessageOverhead] is the framing of OpenAI's
+// chat models; an [tokens.Estimator]'s MessageOverhead that of its model
+// family.
 func WithMessageOverhead(n int) Option {
 	return optionFunc(func(c *config) error {
 		if n < 0 {
@@ -455,8 +443,9 @@ func WithMaxTurnTokens(n int) Option {
 
 // WithReservedTokens reserves n tokens of the WithMaxPayloadTokens ceiling
 // for what a request holds besides the payload: tool definitions, the
-// reply priming, a tool choice (see [OpenAIRequestTokens] for a Chat
-// Completions request). Payloads are then fitted under the ceiling less n;
+// reply priming, a tool choice (see [tokens.OpenAIRequestOverhead] for a
+// Chat Completions request, [tokens.Estimator.ToolTokens] for any
+// provider's tools). Payloads are then fitted under the ceiling less n;
 // the trigger, which measures the older part of the chat, is not changed.
 // A caller with 40 tools and a 128k-token model sets the ceiling to the
 // context window less the output it reserves, and n to its tools' tokens.
@@ -493,7 +482,7 @@ func WithReservedTokens(n int) Option {
 // n must not be negative; 0, the default, means one call. New rejects an n
 // too small to hold two truncated messages (the marker, the message
 // overhead and 8 tokens of text each: about 60 tokens with o200k and
-// OpenAIMessageOverhead), and a WithMaxSummaryTokens over three quarters
+// tokens.OpenAIMessageOverhead), and a WithMaxSummaryTokens over three quarters
 // of n.
 func WithMaxSummarizeInput(n int) Option {
 	return optionFunc(func(c *config) error {

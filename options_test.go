@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/recapgo/recap/tokens"
 )
 
 func TestNewInvalidOptions(t *testing.T) {
@@ -53,8 +54,8 @@ func TestNewDefaultsAndLastWins(t *testing.T) {
 		c.cfg.role != DefaultSummaryRole || c.cfg.overhead != DefaultMessageOverhead || c.cfg.timeout != 0 {
 		t.Errorf("defaults: %+v", c.cfg)
 	}
-	if tc, ok := c.cfg.counter.(*TiktokenCounter); !ok || tc.Encoding() != O200kBase {
-		t.Errorf("default counter is %T, want the o200k_base TiktokenCounter", c.cfg.counter)
+	if tc, ok := c.cfg.counter.(*tokens.Tiktoken); !ok || tc.Encoding() != tokens.O200kBase {
+		t.Errorf("default counter is %T, want the o200k_base tokens.Tiktoken", c.cfg.counter)
 	}
 	c, err = New(nil, nil, WithTriggerTokens(5), WithTriggerTokens(7))
 	if err != nil {

@@ -19,16 +19,17 @@ func TestPurity(t *testing.T) {
 		"sync": true, "time": true, "unicode": true, "unicode/utf8": true,
 		"log/slog":      true,                                   // only to a logger the caller passes (WithLogger)
 		"crypto/sha256": true, "encoding/hex": true, "io": true, // RenderPrompt's delimiters
-		"runtime/debug":                         true, // the stack of a recovered Summarizer panic
-		"slices":                                true,
-		"math/rand":                             true, // lease holders: the runtime's source, seeded at start, no I/O
-		"math/bits":                             true, // the rank tables' hash
-		"embed":                                 true, // the rank tables, generated and read in place
-		"regexp":                                true, // the summary check's URLs, e-mail addresses and paths
-		"github.com/recapgo/recap/internal/bpe": true,
-		"github.com/recapgo/recap/internal/keyitems": true,
+		"runtime/debug":                   true, // the stack of a recovered Summarizer panic
+		"slices":                          true,
+		"math/rand":                       true, // lease holders: the runtime's source, seeded at start, no I/O
+		"math/bits":                       true, // the rank tables' hash
+		"embed":                           true, // the rank tables, generated and read in place
+		"regexp":                          true, // the summary check's URLs, e-mail addresses and paths
+		"github.com/recapgo/recap/tokens": true,
+		"github.com/recapgo/recap/tokens/internal/bpe": true,
+		"github.com/recapgo/recap/internal/keyitems":   true,
 	}
-	for _, dir := range []string{".", "internal/bpe", "internal/keyitems"} {
+	for _, dir := range []string{".", "tokens", "tokens/internal/bpe", "internal/keyitems"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

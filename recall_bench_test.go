@@ -3,6 +3,8 @@ package recap
 import (
 	"context"
 	"testing"
+
+	"github.com/recapgo/recap/tokens"
 )
 
 // recallQueries are the benchmark's queries, in turn: words of the
@@ -35,7 +37,7 @@ func benchRecallChat(b *testing.B) ([]Message, Summary) {
 func BenchmarkRecall(b *testing.B) {
 	chat, s := benchRecallChat(b)
 	ctx := context.Background()
-	tc, _ := NewTiktokenCounter(O200kBase)
+	tc, _ := tokens.NewTiktoken(tokens.O200kBase)
 	opts := []Option{WithTriggerTokens(100_000), WithTokenCounter(tc)}
 	compressed := func(b *testing.B) *Compressor {
 		st := NewMemoryStore()
@@ -81,7 +83,7 @@ func BenchmarkRecall(b *testing.B) {
 // built for each call.
 func BenchmarkRecallFunc(b *testing.B) {
 	chat, s := benchRecallChat(b)
-	tc, _ := NewTiktokenCounter(O200kBase)
+	tc, _ := tokens.NewTiktoken(tokens.O200kBase)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		found, err := Recall(chat, s, recallQueries[i%len(recallQueries)], RecallCounter(tc))

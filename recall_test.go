@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/recapgo/recap/tokens"
 )
 
 // recallChat is a chat in English, German and Japanese, with identifiers
@@ -254,7 +255,7 @@ func TestRecallExcerptTokens(t *testing.T) {
 		{ID: "u2", Role: RoleUser, Content: "next"},
 	}
 	s := Summary{Text: "x", LastMessageID: "a1", Covered: []string{"u1", "a1"}}
-	tiktoken, _ := NewTiktokenCounter(O200kBase)
+	tiktoken, _ := tokens.NewTiktoken(tokens.O200kBase)
 	for _, tc := range []struct {
 		name    string
 		counter TokenCounter

@@ -9,11 +9,12 @@ import (
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/extractive"
+	"github.com/recapgo/recap/tokens"
 )
 
 func counter(t testing.TB) recap.TokenCounter {
 	t.Helper()
-	c, err := recap.NewTiktokenCounter(recap.O200kBase)
+	c, err := tokens.NewTiktoken(tokens.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/openai"
 	"github.com/recapgo/recap/internal/apitest"
+	"github.com/recapgo/recap/tokens"
 )
 
 // toolCall is an assistant's function call of the SDK.
@@ -277,7 +278,7 @@ func TestChatCompletionThroughCompressor(t *testing.T) {
 				return fmt.Sprintf("Summary %d: the user plans a Lisbon and Porto trip; weather looked up day by day.", calls), nil
 			})
 			c, err := recap.New(sum, recap.NewMemoryStore(), recap.WithTriggerTokens(200), recap.WithWindowConversations(1),
-				recap.WithMessageOverhead(recap.OpenAIMessageOverhead), recap.WithSummaryRole(role))
+				recap.WithMessageOverhead(tokens.OpenAIMessageOverhead), recap.WithSummaryRole(role))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
 	recapotel "github.com/recapgo/recap/examples/otel"
+	"github.com/recapgo/recap/tokens"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -104,7 +105,7 @@ func chat(n int) []recap.Message {
 }
 
 func historyTokens(t *testing.T, msgs []recap.Message) int {
-	tc, err := recap.NewTiktokenCounter(recap.O200kBase)
+	tc, err := tokens.NewTiktoken(tokens.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/tokens"
 )
 
 // A tokenizer is how the CLI counts a chat's tokens, as -encoding or
@@ -19,21 +20,21 @@ type tokenizer struct {
 // newTokenizer returns the tokenizer of model when it is not "", else of
 // encoding.
 //
-// A model is counted as recap.EstimatorForModel counts it, as the server
+// A model is counted as tokens.EstimatorForModel counts it, as the server
 // counts its -chat-model: an OpenAI model exactly, a Claude or Gemini
 // model by an estimate that errs high, each with its family's tokens per
 // message. An encoding, or an OpenAI model named by -encoding, is counted
-// by recap.CounterForModel with no tokens per message, as the library's
+// by tokens.TiktokenForModel with no tokens per message, as the library's
 // default is.
 func newTokenizer(encoding, model string) (*tokenizer, error) {
 	if model == "" {
-		c, err := recap.CounterForModel(encoding)
+		c, err := tokens.TiktokenForModel(encoding)
 		if err != nil {
 			return nil, err
 		}
 		return &tokenizer{counter: c, name: c.Encoding()}, nil
 	}
-	e, err := recap.EstimatorForModel(model)
+	e, err := tokens.EstimatorForModel(model)
 	if err != nil {
 		return nil, err
 	}

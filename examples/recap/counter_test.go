@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/tokens"
 )
 
-// TestModel: -model counts as recap.EstimatorForModel does for the model,
+// TestModel: -model counts as tokens.EstimatorForModel does for the model,
 // each message's text and the family's tokens per message, in plan's rows,
 // compress's report and simulate's table; -encoding counts the text alone,
 // as before.
@@ -35,7 +36,7 @@ func TestModel(t *testing.T) {
 	}{
 		{"Default", "o200k_base, no tokens per message", nil, estimator(t, "gpt-4o"), 0, "o200k_base"},
 		{"EncodingModel", "an OpenAI model by -encoding: its encoding, no tokens per message, as before", []string{"-encoding", "gpt-4"}, encoding(t, "cl100k_base"), 0, "cl100k_base"},
-		{"OpenAI", "exact, with OpenAI's 4 tokens per message", []string{"-model", "gpt-4o"}, estimator(t, "gpt-4o"), recap.OpenAIMessageOverhead, "gpt-4o, exact, +4 tokens per message"},
+		{"OpenAI", "exact, with OpenAI's 4 tokens per message", []string{"-model", "gpt-4o"}, estimator(t, "gpt-4o"), tokens.OpenAIMessageOverhead, "gpt-4o, exact, +4 tokens per message"},
 		{"Claude", "-encoding refused it; -model estimates it, 3 tokens per message", []string{"-model", "claude-sonnet-4-5"}, estimator(t, "claude-sonnet-4-5"), 3, "claude-sonnet-4-5, estimated, +3 tokens per message"},
 		{"ClaudeProvider", "a provider's prefix", []string{"-model", "anthropic/claude-opus-4.1"}, estimator(t, "claude-opus-4.1"), 3, "anthropic/claude-opus-4.1, estimated, +3 tokens per message"},
 		{"Gemini", "estimated, no tokens per message", []string{"-model", "gemini-2.5-flash"}, estimator(t, "gemini-2.5-flash"), 0, "gemini-2.5-flash, estimated"},
@@ -87,24 +88,24 @@ func TestModel(t *testing.T) {
 func TestModelErrors(t *testing.T) {
 	for _, cmd := range []string{"compress", "plan", "simulate"} {
 		code, out, errOut := runCLI(t, noEnv, cmd, "-model", "llama-3", chatFile("plain"))
-		if code != 1 || out != "" || !strings.HasPrefix(errOut, `recap: unknown encoding for model "llama-3" (known: claude-, gemini-, `) {
+		if code != 1 || out != "" || !strings.HasPrefix(errOut, `recap: tokens: unknown encoding for model "llama-3" (known: claude-, gemini-, `) {
 			t.Errorf("%s -model llama-3: exit %d, stdout %q, stderr %q", cmd, code, out, errOut)
 		}
 	}
 }
 
-func estimator(t *testing.T, model string) *recap.Estimator {
+func estimator(t *testing.T, model string) *tokens.Estimator {
 	t.Helper()
-	e, err := recap.EstimatorForModel(model)
+	e, err := tokens.EstimatorForModel(model)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
 
-func encoding(t *testing.T, name string) *recap.TiktokenCounter {
+func encoding(t *testing.T, name string) *tokens.Tiktoken {
 	t.Helper()
-	c, err := recap.NewTiktokenCounter(name)
+	c, err := tokens.NewTiktoken(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@
 // Tokens are counted with o200k_base, or -encoding (an encoding or an
 // OpenAI model name), or for the chat model -model names: the exact count
 // of an OpenAI model, the estimate of a Claude or Gemini model
-// (recap.EstimatorForModel), each with the tokens its family adds per
+// (tokens.EstimatorForModel), each with the tokens its family adds per
 // message.
 //
 // Summaries are made by an LLM when RECAP_OPENAI_BASE_URL,
@@ -61,6 +61,7 @@ import (
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/recap/internal/chatapi"
 	"github.com/recapgo/recap/internal/setup"
+	"github.com/recapgo/recap/tokens"
 )
 
 func main() {
@@ -139,8 +140,8 @@ func newCompressFlags(cmd string) *compressFlags {
 		format:   fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai"),
 		trigger:  fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)"),
 		window:   fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)"),
-		encoding: fs.String("encoding", recap.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
-		model:    fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (recap.EstimatorForModel), with the family's tokens per message; not with -encoding"),
+		encoding: fs.String("encoding", tokens.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
+		model:    fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (tokens.EstimatorForModel), with the family's tokens per message; not with -encoding"),
 		store:    fs.String("store", "", "JSON file that keeps summaries between runs (default: in memory, forgotten on exit)"),
 		chat:     fs.String("chat", "", "chat ID in the store (default: the file name without extension, or stdin)"),
 		output:   fs.String("o", "", "write the payload to this file instead of standard output"),

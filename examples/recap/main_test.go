@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/internal/setup"
+	"github.com/recapgo/recap/tokens"
 )
 
 var update = flag.Bool("update", false, "update golden test files")
@@ -491,7 +492,7 @@ var (
 
 func newFakeLLM(t *testing.T) *fakeLLM {
 	t.Helper()
-	counter, err := recap.NewTiktokenCounter(recap.O200kBase)
+	counter, err := tokens.NewTiktoken(tokens.O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}

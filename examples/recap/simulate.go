@@ -16,6 +16,7 @@ import (
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/recap/internal/chatapi"
 	"github.com/recapgo/recap/internal/setup"
+	"github.com/recapgo/recap/tokens"
 )
 
 // Defaults of simulate's flags.
@@ -335,8 +336,8 @@ func newSimulateFlags() *simulateFlags {
 		trigger:    fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)"),
 		window:     fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)"),
 		grid:       fs.Bool("grid", false, "replay every trigger of -triggers with every window of -windows"),
-		encoding:   fs.String("encoding", recap.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
-		model:      fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (recap.EstimatorForModel), with the family's tokens per message; not with -encoding"),
+		encoding:   fs.String("encoding", tokens.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
+		model:      fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (tokens.EstimatorForModel), with the family's tokens per message; not with -encoding"),
 		budget:     fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)"),
 		ceiling:    fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
 		maxInput:   fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),

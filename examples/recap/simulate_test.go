@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/tokens"
 )
 
 func chatFile(name string) string { return filepath.Join("testdata", "chats", name+".json") }
@@ -120,7 +121,7 @@ func newSimulation(t *testing.T, chat string, ceiling int, background bool) *sim
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := newTokenizer(recap.O200kBase, "")
+	tok, err := newTokenizer(tokens.O200kBase, "")
 	if err != nil {
 		t.Fatal(err)
 	}

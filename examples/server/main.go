@@ -52,6 +52,7 @@ import (
 	"github.com/recapgo/recap/examples/breaker"
 	"github.com/recapgo/recap/examples/sqlstore"
 	"github.com/recapgo/recap/internal/setup"
+	"github.com/recapgo/recap/tokens"
 	"golang.org/x/net/netutil"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver of -postgres
@@ -207,7 +208,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		logFormat  = fs.String("log-format", "json", "log lines as json or text; each line about a request has its request_id (X-Request-ID)")
 		metricsOn  = fs.Bool("metrics", true, "serve OpenTelemetry metrics for Prometheus at GET /metrics (no key; from an allowed Host)")
 		otlpURL    = fs.String("otlp-endpoint", "", "OTLP/HTTP endpoint to send traces to, e.g. http://127.0.0.1:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; none: no traces)")
-		model      = fs.String("chat-model", "", "the chat model the payloads are for: counted by its tokenizer or estimate (recap.EstimatorForModel: OpenAI, Claude, Gemini; else o200k_base) and calibrated from the usage clients report to POST /api/usage (none: o200k_base, uncalibrated)")
+		model      = fs.String("chat-model", "", "the chat model the payloads are for: counted by its tokenizer or estimate (tokens.EstimatorForModel: OpenAI, Claude, Gemini; else o200k_base) and calibrated from the usage clients report to POST /api/usage (none: o200k_base, uncalibrated)")
 		overhead   = fs.Int("message-overhead", 0, "tokens of each message's framing, counted beside its text (recap.WithMessageOverhead; default the -chat-model family's, else 0)")
 		leaseWait  = fs.Duration("lease-wait", DefaultLeaseWait, "how long a request that must summarize waits while another replica summarizes the same chat (recap.WithLeaseWait); then it goes on unsummarized within -max-payload")
 		leaseTTL   = fs.Duration("lease-ttl", 0, "time-to-live of a chat's summarization lease, after which a replica that died holding it is taken over (0: 3 x -timeout/2 + 30s; recap.WithLeaseTTL)")
@@ -254,16 +255,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// extractive one's memory), whatever the request's size.
 		opts = append(opts, recap.WithMaxSummarizeInput(*maxInput))
 	}
-	counter, _ := recap.NewTiktokenCounter(recap.O200kBase)
+	counter, _ := tokens.NewTiktoken(tokens.O200kBase)
 	if *overhead < 0 {
 		return fmt.Errorf("-message-overhead %d: must not be negative", *overhead)
 	}
 	var cal *recap.Calibrator
 	if *model != "" {
 		// The model's own counter or estimate where recap knows the model
-		// (recap.EstimatorForModel), else o200k_base, corrected by usage.
+		// (tokens.EstimatorForModel), else o200k_base, corrected by usage.
 		var base recap.TokenCounter = counter
-		if e, err := recap.EstimatorForModel(*model); err == nil {
+		if e, err := tokens.EstimatorForModel(*model); err == nil {
 			base = e
 			if !flagSet(fs, "message-overhead") {
 				*overhead = e.MessageOverhead()
@@ -472,9 +473,9 @@ func reservedTokens(n int, toolsFile, model string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("-tools: %w", err)
 	}
-	e, err := recap.EstimatorForModel(model)
+	e, err := tokens.EstimatorForModel(model)
 	if err != nil {
-		e, _ = recap.EstimatorForModel("gpt-4o") // o200k_base, the server's counter
+		e, _ = tokens.EstimatorForModel("gpt-4o") // o200k_base, the server's counter
 	}
 	tools, err := e.ToolTokens(data)
 	if err != nil {

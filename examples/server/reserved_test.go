@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/tokens"
 )
 
 // weatherTools are tool definitions as a client sends them to Anthropic.
@@ -27,7 +27,7 @@ func TestReservedTokens(t *testing.T) {
 	if err := os.WriteFile(tools, []byte(weatherTools), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e, err := recap.EstimatorForModel("claude-sonnet-4-5")
+	e, err := tokens.EstimatorForModel("claude-sonnet-4-5")
 	if err != nil {
 		t.Fatal(err)
 	}

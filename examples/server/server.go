@@ -430,7 +430,7 @@ const (
 // payload it sent, "inputTokens": what the provider billed (OpenAI's
 // usage.prompt_tokens; Anthropic's input_tokens plus cache reads and
 // writes; Gemini's promptTokenCount), "fixedTokens": the request's tokens
-// besides the messages, counted as recap.OpenAIRequestTokens does}, and
+// besides the messages, counted as tokens.OpenAIRequestOverhead does}, and
 // feeds it to the server's Calibrator, which corrects the counts of the
 // payload routes from then on.
 func handleUsage(log *slog.Logger, cfg Config) http.Handler {

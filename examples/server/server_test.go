@@ -19,6 +19,7 @@ import (
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/internal/setup"
+	"github.com/recapgo/recap/tokens"
 )
 
 // startServer runs the program on 127.0.0.1 with a fresh SQLite file and
@@ -420,7 +421,7 @@ func testConfig() Config {
 func newHandlerConfig(t *testing.T, sum recap.Summarizer, cfg Config, opts ...recap.Option) (http.Handler, *logWriter) {
 	t.Helper()
 	if sum == nil {
-		counter, err := recap.NewTiktokenCounter(recap.O200kBase)
+		counter, err := tokens.NewTiktoken(tokens.O200kBase)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/tokens"
 )
 
 // TestUsageCalibrates: with -chat-model, the usage clients report to POST
@@ -17,7 +17,7 @@ import (
 // reports, and the payload routes count with the correction.
 func TestUsageCalibrates(t *testing.T) {
 	base := startServer(t, nil, "-chat-model", "provider-x", "-message-overhead", "3")
-	counter, _ := recap.NewTiktokenCounter(recap.O200kBase)
+	counter, _ := tokens.NewTiktoken(tokens.O200kBase)
 	msgs := loadChat(1, 6)
 	o200k := 0
 	for _, m := range msgs {

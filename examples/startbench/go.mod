@@ -3,8 +3,14 @@ module github.com/recapgo/recap/examples/startbench
 go 1.26.0
 
 require (
+	github.com/pkoukk/tiktoken-go v0.1.8
+	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/recapgo/recap v0.1.0
 	github.com/tiktoken-go/tokenizer v0.10.0
 )
 
-require github.com/dlclark/regexp2/v2 v2.5.1 // indirect
+require (
+	github.com/dlclark/regexp2 v1.10.0 // indirect
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
+	github.com/google/uuid v1.3.0 // indirect
+)

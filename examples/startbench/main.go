@@ -15,6 +15,11 @@
 // as its caller waits for it.
 // With -baseline DIR it also builds recapfirst against the recap module at
 // DIR (another checkout, say of main) for a before and after in one run.
+//
+// Its benchmarks (peers_bench_test.go) compare the throughput of package
+// tokens with those Go tokenizers, on the same texts in the same run:
+//
+//	cd examples/startbench && go test -run '^$' -bench 'Encode|Count' -benchmem -count 5
 package main
 
 import (

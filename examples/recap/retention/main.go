@@ -45,6 +45,7 @@ import (
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/recap/internal/chatapi"
 	"github.com/recapgo/recap/internal/setup"
+	"github.com/recapgo/recap/tokens"
 )
 
 //go:embed testdata/insample/*.chat testdata/heldout/*.chat
@@ -133,7 +134,7 @@ func load(st set) ([]Chat, error) {
 // newSetup configures the replay as the CLI configures itself: options
 // from the environment and flags, the summarizer from the environment.
 func newSetup(lookup func(string) (string, bool), fs *flag.FlagSet, trigger, window *int, budget int, standin string, check bool) (Setup, string, error) {
-	counter, err := recap.NewTiktokenCounter(recap.O200kBase)
+	counter, err := tokens.NewTiktoken(tokens.O200kBase)
 	if err != nil {
 		return Setup{}, "", err
 	}

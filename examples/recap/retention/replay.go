@@ -76,8 +76,8 @@ func Replay(ctx context.Context, s Setup, chat Chat) (Outcome, error) {
 			o.Failures = append(o.Failures, res.Err)
 		}
 	}
-	o.ChatTokens = tokens(s.Counter, chat.Messages)
-	o.PayloadTokens = tokens(s.Counter, res.Payload)
+	o.ChatTokens = tokensOf(s.Counter, chat.Messages)
+	o.PayloadTokens = tokensOf(s.Counter, res.Payload)
 	o.Summary = res.Summary.Text
 	recent := newest(s.Counter, chat.Messages, o.PayloadTokens)
 	for _, f := range chat.Facts {
@@ -125,8 +125,8 @@ func inExcerpts(found []recap.Excerpt, proof []string) bool {
 	return true
 }
 
-// tokens is the size of msgs as the CLI reports it: each message's Text.
-func tokens(c recap.TokenCounter, msgs []recap.Message) int {
+// tokensOf is the size of msgs as the CLI reports it: each message's Text.
+func tokensOf(c recap.TokenCounter, msgs []recap.Message) int {
 	n := 0
 	for _, m := range msgs {
 		n += c.CountTokens(m.Text())

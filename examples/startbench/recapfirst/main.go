@@ -1,5 +1,5 @@
 // Command recapfirst counts the tokens of its argument once with recap's
-// o200k_base counter and prints the count: a process that starts, counts
+// o200k_base counter (package tokens) and prints the count: a process that starts, counts
 // and exits, as a CLI or a serverless handler does. startbench times it.
 package main
 
@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/tokens"
 )
 
 func main() {
-	c, err := recap.NewTiktokenCounter(recap.O200kBase)
+	c, err := tokens.NewTiktoken(tokens.O200kBase)
 	if err != nil || len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: recapfirst TEXT", err)
 		os.Exit(2)

@@ -2,7 +2,7 @@
 # Side-by-side: recap's o200k counter and gpt-tokenizer's on the same corpus
 # (the texts of fixture.jsonl), on this machine, in one run. Needs npm once.
 #
-#   sh testdata/tokens/bench.sh
+#   sh tokens/testdata/tokens/bench.sh
 set -eu
 cd "$(dirname "$0")"
 [ -d node_modules/gpt-tokenizer ] || npm install --no-save --silent gpt-tokenizer@4.0.0 >/dev/null

@@ -1,8 +1,7 @@
-package recap
+package tokens
 
 import (
 	"bufio"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -160,21 +159,6 @@ func TestEstimatorForModel(t *testing.T) {
 		if _, err := EstimatorForModel(m); !errors.Is(err, ErrUnknownEncoding) {
 			t.Errorf("EstimatorForModel(%q) = %v, want ErrUnknownEncoding", m, err)
 		}
-	}
-}
-
-// TestEstimatorWithCompressor: an Estimator plugs into a Compressor and a
-// Calibrator as any counter does.
-func TestEstimatorWithCompressor(t *testing.T) {
-	e, _ := EstimatorForModel("claude-haiku-4-5")
-	c, err := New(&recorder{}, NewMemoryStore(), WithTokenCounter(NewCalibrator(e).Counter("claude-haiku-4-5")),
-		WithMessageOverhead(e.MessageOverhead()), WithReservedTokens(e.RequestOverhead()), WithMaxPayloadTokens(10000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Compress(context.Background(), "c", conversation(3))
-	if err != nil || res.PayloadTokens == 0 {
-		t.Fatalf("Compress = %+v, %v", res, err)
 	}
 }
 

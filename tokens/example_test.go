@@ -1,10 +1,10 @@
-package recap_test
+package tokens_test
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/tokens"
 )
 
 // Counters for an OpenAI, a Claude and a Gemini model: the first exact,
@@ -12,8 +12,8 @@ import (
 // error.
 func ExampleEstimator() {
 	for _, model := range []string{"gpt-4o", "anthropic/claude-sonnet-4.5", "models/gemini-2.5-pro", "llama-3.1-70b"} {
-		e, err := recap.EstimatorForModel(model)
-		if errors.Is(err, recap.ErrUnknownEncoding) {
+		e, err := tokens.EstimatorForModel(model)
+		if errors.Is(err, tokens.ErrUnknownEncoding) {
 			fmt.Println(model, "unknown")
 			continue
 		}
@@ -29,7 +29,7 @@ func ExampleEstimator() {
 }
 
 // What a request's tool definitions cost, in the shape each provider
-// takes them, kept off the payload ceiling with WithReservedTokens.
+// takes them, kept off the payload ceiling with recap.WithReservedTokens.
 func ExampleEstimator_ToolTokens() {
 	tools := map[string]string{
 		"claude-sonnet-4-5": `[{"name": "get_weather", "description": "Current weather in a city",
@@ -46,7 +46,7 @@ func ExampleEstimator_ToolTokens() {
 				"unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}, "required": ["city"]}}}]`,
 	}
 	for _, model := range []string{"claude-sonnet-4-5", "gemini-2.5-flash", "gpt-4o"} {
-		e, err := recap.EstimatorForModel(model)
+		e, err := tokens.EstimatorForModel(model)
 		if err != nil {
 			panic(err)
 		}
@@ -61,4 +61,34 @@ func ExampleEstimator_ToolTokens() {
 	// claude-sonnet-4-5 628
 	// gemini-2.5-flash 60
 	// gpt-4o 51
+}
+
+func ExampleNewTiktoken() {
+	c, err := tokens.NewTiktoken(tokens.O200kBase)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c.CountTokens("Hello, world!"))
+	fmt.Println(c.CountTokens("<|endoftext|> is just text here"))
+	// Output:
+	// 4
+	// 11
+}
+
+// Encode gives tiktoken's token IDs, Decode the text back, and Truncate the
+// longest prefix of at most n tokens that ends at a token boundary.
+func ExampleTiktoken_Encode() {
+	enc, err := tokens.NewTiktoken(tokens.O200kBase)
+	if err != nil {
+		panic(err)
+	}
+	ids := enc.Encode("Hello, world! <|endoftext|>")
+	fmt.Println(ids)
+	text, err := enc.Decode(ids[:4])
+	fmt.Printf("%q %v\n", text, err)
+	fmt.Printf("%q\n", enc.Truncate("Hello, world! <|endoftext|>", 3))
+	// Output:
+	// [13225 11 2375 0 464 91 419 1440 919 91 29]
+	// "Hello, world!" <nil>
+	// "Hello, world"
 }

@@ -1,4 +1,4 @@
-package recap
+package tokens
 
 import (
 	"strings"
@@ -60,7 +60,7 @@ func TestOracleParity(t *testing.T) {
 	cases := loadFixture(t)
 	for _, enc := range allEncodings {
 		t.Run(enc, func(t *testing.T) {
-			c, _ := NewTiktokenCounter(enc)
+			c, _ := NewTiktoken(enc)
 			o := oracle(t, enc)
 			bad := 0
 			for i, fc := range cases {
@@ -89,7 +89,7 @@ func FuzzCountTokens(f *testing.F) {
 			return
 		}
 		for _, enc := range allEncodings {
-			c, _ := NewTiktokenCounter(enc)
+			c, _ := NewTiktoken(enc)
 			if got, want := c.CountTokens(s), len(oracle(t, enc).EncodeOrdinary(s)); got != want {
 				t.Fatalf("%s: CountTokens(%q) = %d, tiktoken-go says %d", enc, s, got, want)
 			}
@@ -101,7 +101,7 @@ func FuzzCountTokens(f *testing.F) {
 // merge does the work, and compares with tiktoken-go (quadratic on them, so
 // the texts are cut to 12 KB).
 func TestLongInputsMatchOracle(t *testing.T) {
-	c, _ := NewTiktokenCounter(O200kBase)
+	c, _ := NewTiktoken(O200kBase)
 	o := oracle(t, O200kBase)
 	for name, s := range pathological() {
 		s = s[:12_000]

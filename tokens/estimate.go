@@ -1,4 +1,4 @@
-package recap
+package tokens
 
 import (
 	"fmt"
@@ -6,11 +6,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/recapgo/recap/internal/bpe"
+	"github.com/recapgo/recap/tokens/internal/bpe"
 )
 
 // Estimates for models whose tokenizer is not public: Claude and Gemini.
-// recap counts them the way coder's ai-tokenizer (MIT) does, the closest
+// this package counts them the way coder's ai-tokenizer (MIT) does, the closest
 // estimator we measured: a base encoding, a per-family content
 // multiplier and a per-message overhead; and then adds a margin, so that
 // the estimate errs high.
@@ -29,12 +29,14 @@ const (
 // tokens; its README's accuracy table), in either direction.
 const EstimateMargin = 0.03
 
-// An Estimator is the TokenCounter of a model family (see
-// [EstimatorForModel]) with what else the family costs per message.
+// An Estimator is the Counter of a model family (see
+// [EstimatorForModel]) with what else the family costs per message. Make
+// one with EstimatorForModel; the zero Estimator is not usable. An
+// Estimator is safe for concurrent use by multiple goroutines.
 type Estimator struct {
 	family     string
 	model      string // the model's name, lower case, without a provider's prefix
-	base       TokenCounter
+	base       Counter
 	multiplier float64 // 1 for an exact count
 	overhead   int     // tokens per message
 	fixed      int     // tokens per request
@@ -61,16 +63,16 @@ func (claudeCounter) CountTokens(text string) int {
 		claude.enc, claude.err = bpe.NewJSPattern(ranks, bpe.R50k), err
 	})
 	if claude.err != nil {
-		return len(text) // an upper bound, as TiktokenCounter's
+		return len(text) // an upper bound, as Tiktoken's
 	}
 	return claude.enc.Count(toValidUTF8(text))
 }
 
 // EstimatorForModel returns the counter for a model name of one of the
-// families recap knows (see [KnownModelPrefixes]):
+// families this package knows (see [KnownModelPrefixes]):
 //
 //   - OpenAI models ("gpt-4o", "openai/gpt-5", "o3", ...): the exact
-//     counter of [CounterForModel], with OpenAIMessageOverhead per message
+//     counter of [TiktokenForModel], with [OpenAIMessageOverhead] per message
 //     and 3 tokens of reply priming per request.
 //   - Claude ("claude-sonnet-4-5", "anthropic/claude-opus-4.1", Bedrock's
 //     "anthropic.claude-3-5-sonnet-20240620-v1:0", Vertex's
@@ -89,15 +91,16 @@ func (claudeCounter) CountTokens(text string) int {
 // (Gemini); measured by TestEstimatorParity, the Claude base count is
 // ai-tokenizer's, token for token, on the 2,286 texts of the token
 // fixture, except 20 texts with runs of more than 255 spaces or symbols
-// or with U+FEFF amid white space, which count a few tokens more. For counts within a fraction of a percent, feed
-// a [Calibrator] with the provider's reported usage or its token-counting
-// endpoint, with the Estimator as its base counter.
+// or with U+FEFF amid white space, which count a few tokens more. For
+// counts within a fraction of a percent, feed a
+// [github.com/recapgo/recap.Calibrator] with the provider's reported usage
+// or its token-counting endpoint, with the Estimator as its base counter.
 //
 // An unknown model is an error matching [ErrUnknownEncoding].
 func EstimatorForModel(model string) (*Estimator, error) {
 	switch family, name := modelFamily(model); family {
 	case FamilyOpenAI:
-		c, err := CounterForModel(name)
+		c, err := TiktokenForModel(name)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +109,7 @@ func EstimatorForModel(model string) (*Estimator, error) {
 		return &Estimator{family: family, model: name, base: claudeCounter{},
 			multiplier: 1.1 * (1 + EstimateMargin), overhead: 3, fixed: 6}, nil
 	case FamilyGemini:
-		return &Estimator{family: family, model: name, base: defaultCounter(), multiplier: 1.08 * (1 + EstimateMargin)}, nil
+		return &Estimator{family: family, model: name, base: o200k(), multiplier: 1.08 * (1 + EstimateMargin)}, nil
 	}
 	return nil, fmt.Errorf("%w for model %q (known: %s)", ErrUnknownEncoding, model, strings.Join(KnownModelPrefixes(), ", "))
 }
@@ -138,14 +141,14 @@ func modelFamily(model string) (family, name string) {
 			return p.family, name
 		}
 	}
-	if _, err := CounterForModel(name); err == nil {
+	if _, err := TiktokenForModel(name); err == nil {
 		return FamilyOpenAI, name
 	}
 	return "", name
 }
 
 // KnownModelPrefixes returns the model name prefixes that
-// [EstimatorForModel] knows, by family: those of [CounterForModel]'s
+// [EstimatorForModel] knows, by family: those of [TiktokenForModel]'s
 // OpenAI models, "claude-" and "gemini-". Each may follow a provider's
 // prefix ("anthropic/", "anthropic.", "openai/", "google/", "models/").
 func KnownModelPrefixes() []string {
@@ -169,8 +172,8 @@ func (e *Estimator) CountTokens(text string) int {
 	return int(math.Ceil(float64(n) * e.multiplier))
 }
 
-// Family returns the model's family: FamilyOpenAI, FamilyClaude or
-// FamilyGemini.
+// Family returns the model's family: [FamilyOpenAI], [FamilyClaude] or
+// [FamilyGemini].
 func (e *Estimator) Family() string { return e.family }
 
 // Exact reports whether the counts are the model's own (an OpenAI model)
@@ -178,9 +181,10 @@ func (e *Estimator) Family() string { return e.family }
 func (e *Estimator) Exact() bool { return e.multiplier == 1 }
 
 // MessageOverhead returns the tokens the family adds per message, for
-// WithMessageOverhead (and Usage.Overhead).
+// recap's WithMessageOverhead (and Usage.Overhead).
 func (e *Estimator) MessageOverhead() int { return e.overhead }
 
 // RequestOverhead returns the tokens the family adds once per request,
-// to add to WithReservedTokens with the request's [Estimator.ToolTokens].
+// to add to recap's WithReservedTokens with the request's
+// [Estimator.ToolTokens].
 func (e *Estimator) RequestOverhead() int { return e.fixed }

@@ -1,4 +1,4 @@
-package recap
+package tokens
 
 import (
 	"encoding/json"
@@ -112,7 +112,7 @@ func TestToolTokensShapes(t *testing.T) {
 }
 
 // TestToolTokensOpenAI: for an OpenAI model, ToolTokens is what
-// OpenAIRequestTokens counts for the tools of a request without a system
+// OpenAIRequestOverhead counts for the tools of a request without a system
 // message, less the reply priming.
 func TestToolTokensOpenAI(t *testing.T) {
 	readLines(t, "testdata/requests/fixture.jsonl", func(line []byte) {
@@ -146,7 +146,7 @@ func TestToolTokensOpenAI(t *testing.T) {
 			if len(tools) == 0 {
 				body = []byte(`{}`)
 			}
-			want, err := OpenAIRequestTokens(e.base, body)
+			want, err := OpenAIRequestOverhead(e.base, body)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@
 // special tokens, ranks 0 to 4, left out), from which internal/bpe
 // generates recap's table.
 //
-//   cd testdata/estimate && npm ci && node gen.mjs
+//   cd tokens/testdata/estimate && npm ci && node gen.mjs
 //
 // Each line is {"i": the line of ../tokens/fixture.jsonl, "claude": count};
 // the last line is {"roles": {"user": n, "assistant": n, "system": n}}.

@@ -80,7 +80,7 @@ func TestGeneratedTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, data) {
-				t.Errorf("%s is not what BuildTable makes of %s: run go generate ./internal/bpe", tf.out, tf.file)
+				t.Errorf("%s is not what BuildTable makes of %s: run go generate ./tokens/internal/bpe", tf.out, tf.file)
 			}
 		})
 	}

@@ -2,7 +2,7 @@
 // ai-tokenizer 1.0.6 (MIT) estimates they add to a request, for
 // TestEstimatorToolTokens.
 //
-//   cd testdata/estimate && npm ci && node gen_tools.mjs
+//   cd tokens/testdata/estimate && npm ci && node gen_tools.mjs
 //
 // ai-tokenizer walks the tools' zod schemas; each set is built as zod
 // schemas (every property required: ai-tokenizer does not look inside

@@ -1,13 +1,11 @@
-package recap
+package tokens
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -46,7 +44,7 @@ func readRequestFixture(t *testing.T) []fixtureRequest {
 // role, content and name, 3 per message, 1 more for a name. It is what
 // Compress counts with WithMessageOverhead(OpenAIMessageOverhead) for
 // these messages (every role is one token), plus the names.
-func messagesTokens(tc TokenCounter, body json.RawMessage) int {
+func messagesTokens(tc Counter, body json.RawMessage) int {
 	var req struct {
 		Messages []struct{ Role, Content, Name string } `json:"messages"`
 	}
@@ -62,11 +60,11 @@ func messagesTokens(tc TokenCounter, body json.RawMessage) int {
 }
 
 // TestOpenAIRequestParity: with cl100k_base, the messages plus
-// OpenAIRequestTokens are openai-chat-tokens' estimate of the whole
+// OpenAIRequestOverhead are openai-chat-tokens' estimate of the whole
 // request, on every request of the fixture (nested objects, enums,
 // arrays, anyOf, descriptions; tools and legacy functions; tool choices).
 func TestOpenAIRequestParity(t *testing.T) {
-	tc, err := NewTiktokenCounter(Cl100kBase)
+	tc, err := NewTiktoken(Cl100kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +74,7 @@ func TestOpenAIRequestParity(t *testing.T) {
 	}
 	mismatches := 0
 	for i, r := range reqs {
-		fixed, err := OpenAIRequestTokens(tc, r.Body)
+		fixed, err := OpenAIRequestOverhead(tc, r.Body)
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
@@ -95,12 +93,12 @@ func TestOpenAIRequestParity(t *testing.T) {
 // TestOpenAIRequestEstimateErrsHigh: with o200k_base, the estimate is never
 // below either method it takes the larger of.
 func TestOpenAIRequestEstimateErrsHigh(t *testing.T) {
-	tc, err := NewTiktokenCounter(O200kBase)
+	tc, err := NewTiktoken(O200kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, r := range readRequestFixture(t) {
-		got, err := OpenAIRequestTokens(tc, r.Body)
+		got, err := OpenAIRequestOverhead(tc, r.Body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,8 +130,8 @@ func TestOpenAIRequestEstimateErrsHigh(t *testing.T) {
 	}
 }
 
-func TestOpenAIRequestTokens(t *testing.T) {
-	tc, err := NewTiktokenCounter(Cl100kBase)
+func TestOpenAIRequestOverhead(t *testing.T) {
+	tc, err := NewTiktoken(Cl100kBase)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,9 +156,9 @@ func TestOpenAIRequestTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := OpenAIRequestTokens(tc, []byte(tt.body))
+			got, err := OpenAIRequestOverhead(tc, []byte(tt.body))
 			if err != nil || got != tt.want {
-				t.Errorf("OpenAIRequestTokens = %d, %v; want %d", got, err, tt.want)
+				t.Errorf("OpenAIRequestOverhead = %d, %v; want %d", got, err, tt.want)
 			}
 		})
 	}
@@ -178,14 +176,14 @@ func mustFunction(t *testing.T, raw string) function {
 	return f
 }
 
-func TestOpenAIRequestTokensErrors(t *testing.T) {
-	tc, _ := NewTiktokenCounter(Cl100kBase)
+func TestOpenAIRequestOverheadErrors(t *testing.T) {
+	tc, _ := NewTiktoken(Cl100kBase)
 	for _, body := range []string{
 		``, `[]`, `{"tools":[{"type":"function","function":{"description":"no name"}}]}`,
 		`{"functions":[{"name":"f","parameters":{"type":"object","properties":{"a":{]}}}]}`,
 		`{"functions":"not a list"}`,
 	} {
-		if _, err := OpenAIRequestTokens(tc, []byte(body)); !errors.Is(err, ErrInvalidRequest) {
+		if _, err := OpenAIRequestOverhead(tc, []byte(body)); !errors.Is(err, ErrInvalidRequest) {
 			t.Errorf("%q: err = %v, want ErrInvalidRequest", body, err)
 		}
 	}
@@ -202,50 +200,5 @@ func TestJSNumber(t *testing.T) {
 	}
 	if got := jsString(json.RawMessage(`"a \"b\""`)); got != `a "b"` {
 		t.Errorf("jsString = %s", got)
-	}
-}
-
-// TestWithReservedTokens: payloads fit the ceiling less what is reserved,
-// the trigger is not changed, and New rejects a reservation without a
-// ceiling or not below it.
-func TestWithReservedTokens(t *testing.T) {
-	ctx := context.Background()
-	chat := conversation(20)
-	for _, tt := range []struct{ ceiling, reserved int }{{200, 0}, {200, 50}, {200, 120}, {400, 300}} {
-		// The Summarizer fails, so only the ceiling bounds the payload.
-		c := mustNew(t, &recorder{fail: errors.New("down")}, NewMemoryStore(), WithTriggerTokens(1000),
-			WithMaxPayloadTokens(tt.ceiling), WithReservedTokens(tt.reserved))
-		res, err := c.Compress(ctx, "c", chat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if budget := tt.ceiling - tt.reserved; res.PayloadTokens > budget || res.PayloadTokens < budget-30 {
-			t.Errorf("ceiling %d, reserved %d: payload %d tokens", tt.ceiling, tt.reserved, res.PayloadTokens)
-		}
-		if res.Tokens != mustNew(t, &recorder{}, NewMemoryStore(), WithTriggerTokens(1000)).tokens(nil, chat[:len(chat)-3]) {
-			t.Errorf("reserving changed what the trigger measures: %d", res.Tokens)
-		}
-	}
-	// The trigger fires as without a reservation.
-	a := mustNew(t, &recorder{}, NewMemoryStore(), WithTriggerTokens(100), WithMaxPayloadTokens(500), WithReservedTokens(300))
-	b := mustNew(t, &recorder{}, NewMemoryStore(), WithTriggerTokens(100), WithMaxPayloadTokens(500))
-	pa, _ := a.Plan(chat, Summary{})
-	pb, _ := b.Plan(chat, Summary{})
-	if pa.Trigger != pb.Trigger || pa.Tokens != pb.Tokens {
-		t.Errorf("plans differ: %v %d, %v %d", pa.Trigger, pa.Tokens, pb.Trigger, pb.Tokens)
-	}
-	// ErrBudget names the reservation.
-	c := mustNew(t, &recorder{}, NewMemoryStore(), WithMaxPayloadTokens(100), WithReservedTokens(99))
-	if _, err := c.Compress(ctx, "c", chat); !errors.Is(err, ErrBudget) || !strings.Contains(err.Error(), "99 reserved") {
-		t.Errorf("err = %v, want ErrBudget naming the reservation", err)
-	}
-	for _, opts := range [][]Option{
-		{WithReservedTokens(-1)},
-		{WithReservedTokens(10)},
-		{WithMaxPayloadTokens(100), WithReservedTokens(100)},
-	} {
-		if _, err := New(&recorder{}, NewMemoryStore(), opts...); !errors.Is(err, ErrInvalidOption) {
-			t.Errorf("New: err = %v, want ErrInvalidOption", err)
-		}
 	}
 }

@@ -2,7 +2,7 @@
 // tiktoken (the npm WASM build, the reference) and from gpt-tokenizer (what
 // the seed's JavaScript client uses).
 //
-//   cd testdata/tokens && npm install --no-save gpt-tokenizer@4.0.0 tiktoken@1.0.22 && node gen.mjs
+//   cd tokens/testdata/tokens && npm install --no-save gpt-tokenizer@4.0.0 tiktoken@1.0.22 && node gen.mjs
 //
 // Each line is {"cat", "b64", "o200k", "o200k_gpt", "cl100k", "cl100k_gpt"}.
 // b64 holds the text's raw bytes, which may be invalid UTF-8. The counts are

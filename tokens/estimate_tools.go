@@ -1,4 +1,4 @@
-package recap
+package tokens
 
 import (
 	"bytes"
@@ -88,7 +88,7 @@ var geminiTools = toolCosts{exist: 18, perTool: 18, firstProp: 10, nextProp: 10,
 // ToolTokens returns what the tool definitions in tools, a JSON array (or
 // a request body, whose "tools" and legacy "functions" it reads), add to
 // a request to the Estimator's model: the tools' share of the request's
-// fixed part, to add to WithReservedTokens with RequestOverhead. Each
+// fixed part, to add to recap's WithReservedTokens with RequestOverhead. Each
 // definition may be in any provider's shape:
 //
 //   - Anthropic: {"name", "description", "input_schema"}
@@ -99,7 +99,7 @@ var geminiTools = toolCosts{exist: 18, perTool: 18, firstProp: 10, nextProp: 10,
 //   - Gemini: {"functionDeclarations": [{"name", "description",
 //     "parameters" or "parametersJsonSchema"}, ...]}, or one declaration
 //
-// For an OpenAI model it is the count of [OpenAIRequestTokens] for the
+// For an OpenAI model it is the count of [OpenAIRequestOverhead] for the
 // tools alone: their rendering, as for a request without a system
 // message (the larger count), without the reply priming and the tool
 // choice. For Claude and Gemini it is ai-tokenizer's estimate, times 1 +
@@ -118,7 +118,7 @@ var geminiTools = toolCosts{exist: 18, perTool: 18, firstProp: 10, nextProp: 10,
 // tools (OpenAI's web search, Anthropic's server tools such as
 // web_search, Gemini's googleSearch and codeExecution), which are the
 // providers' and not published; a definition without a name or
-// parameters is such a tool. Where those matter, feed a [Calibrator] with
+// parameters is such a tool. Where those matter, feed a recap Calibrator with
 // the usage the provider reports, or count the request with the
 // provider's endpoint. tools that is neither a JSON array of objects nor
 // a JSON object, or a definition that is not JSON, is an error matching
@@ -135,7 +135,7 @@ func (e *Estimator) ToolTokens(tools []byte) (int, error) {
 	switch e.family {
 	case FamilyOpenAI:
 		defs := e.base.CountTokens(renderFunctions(fns)) + 9
-		if enc, ok := e.base.(*TiktokenCounter); !ok || enc.Encoding() != Cl100kBase {
+		if enc, ok := e.base.(*Tiktoken); !ok || enc.Encoding() != Cl100kBase {
 			defs = max(defs, cookbookTools(e.base, fns))
 		}
 		return defs, nil
@@ -164,7 +164,7 @@ const maxSchemaDepth = 64
 
 // properties counts the properties of an object schema s as ai-tokenizer
 // does, and those of the objects in its anyOf, oneOf and allOf.
-func (c toolCosts) properties(tc TokenCounter, s *schema, depth int) int {
+func (c toolCosts) properties(tc Counter, s *schema, depth int) int {
 	if s == nil || depth > maxSchemaDepth {
 		return 0
 	}
@@ -203,7 +203,7 @@ func (c toolCosts) properties(tc TokenCounter, s *schema, depth int) int {
 
 // alternatives counts the objects among the anyOf, oneOf and allOf
 // members of s.
-func (c toolCosts) alternatives(tc TokenCounter, s *schema, depth int) int {
+func (c toolCosts) alternatives(tc Counter, s *schema, depth int) int {
 	n := 0
 	for _, alt := range s.anyOf {
 		n += c.properties(tc, alt, depth)

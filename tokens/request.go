@@ -1,4 +1,4 @@
-package recap
+package tokens
 
 import (
 	"bytes"
@@ -10,33 +10,46 @@ import (
 	"strings"
 )
 
-// Counting what a Chat Completions request costs beyond its messages: the
-// reply priming, tool (function) definitions and the tool choice, for
-// WithReservedTokens.
+// Counting what a Chat Completions request costs beyond the text of its
+// messages: the framing of each message, the reply priming, tool (function)
+// definitions and the tool choice (for recap's WithMessageOverhead and
+// WithReservedTokens).
+
+// OpenAIMessageOverhead is the tokens OpenAI's chat models (GPT-4o, GPT-4,
+// GPT-3.5-turbo) add to a message's content: <|im_start|>, the role (one
+// token for system, user, assistant and tool), <|im_sep|> and <|im_end|>.
+// A payload's count with this overhead per message, plus
+// [OpenAIReplyPriming] once per request, is what OpenAI's cookbook counts
+// (3 per message plus the role's tokens) and what gpt-tokenizer's
+// encodeChat returns, for messages without a name. A message name makes
+// them differ: the cookbook adds 1 plus the name's tokens, encodeChat
+// replaces the role's token with the name's. Names are not counted.
+const OpenAIMessageOverhead = 4
 
 // OpenAIReplyPriming is the tokens OpenAI adds to every Chat Completions
 // request to prime the reply (<|start|>assistant<|message|>).
 const OpenAIReplyPriming = 3
 
-// ErrInvalidRequest is matched by the errors of [OpenAIRequestTokens] for
+// ErrInvalidRequest is matched by the errors of [OpenAIRequestOverhead] for
 // a request body or a tool definition it cannot read.
-var ErrInvalidRequest = errors.New("recap: invalid request")
+var ErrInvalidRequest = errors.New("tokens: invalid request")
 
-// OpenAIRequestTokens returns the tokens a Chat Completions request body
-// costs beyond its messages as Compress counts them (with
-// WithMessageOverhead(OpenAIMessageOverhead)): the reply priming
-// (OpenAIReplyPriming), the definitions of its tools of type "function"
+// OpenAIRequestOverhead returns the tokens a Chat Completions request body
+// costs beyond its messages, each counted as its text's tokens plus
+// [OpenAIMessageOverhead] (as recap's Compress counts them with
+// WithMessageOverhead(tokens.OpenAIMessageOverhead)): the reply priming
+// ([OpenAIReplyPriming]), the definitions of its tools of type "function"
 // (or of the legacy "functions"), its tool choice, and the newline that
 // tool definitions add to its first system message. It is the request's
 // fixed part, the same on every turn while the tools do not change: pass
-// it to WithReservedTokens so that the payload ceiling leaves room for it.
-// The body's messages are read only for that system message.
+// it to recap's WithReservedTokens so that the payload ceiling leaves room
+// for it. The body's messages are read only for that system message.
 //
 // OpenAI renders function definitions for the model as TypeScript-like
 // type declarations ("namespace functions { type get_weather = (_: {
 // city: string, }) => any; }"), and counts those tokens, plus 9 for the
 // wrapping, less 4 when the request has a system message of its own. With
-// a cl100k_base counter (GPT-4, GPT-3.5-turbo), OpenAIRequestTokens
+// a cl100k_base counter (GPT-4, GPT-3.5-turbo), OpenAIRequestOverhead
 // follows these rules exactly as the npm package openai-chat-tokens
 // 0.2.8 infers them from the API (nested objects, enums, arrays, anyOf,
 // descriptions; testdata/requests). With any other counter, o200k_base
@@ -45,14 +58,15 @@ var ErrInvalidRequest = errors.New("recap: invalid request")
 // cookbook for GPT-4o ("How to count tokens with tiktoken":
 // 7 per function, 3 per property, 3 per enum item, 12 in all). Neither
 // rule is published by OpenAI as a specification; calibrate against the
-// usage the API reports (see Calibrator) where the margin matters.
+// usage the API reports (see [github.com/recapgo/recap.Calibrator]) where
+// the margin matters.
 //
 // A "tool_choice" (or "function_call") of "none" costs 1 token, a forced
 // function 4 plus its name's tokens, "auto" nothing; "required", which
 // neither source covers, is counted as 1. Tools of other types than
 // "function" are not counted. A body that is not a JSON object, or a
 // function without a name, is an error matching ErrInvalidRequest.
-func OpenAIRequestTokens(tc TokenCounter, body []byte) (int, error) {
+func OpenAIRequestOverhead(tc Counter, body []byte) (int, error) {
 	var req struct {
 		Messages []struct {
 			Role    string          `json:"role"`
@@ -100,7 +114,7 @@ func OpenAIRequestTokens(tc TokenCounter, body []byte) (int, error) {
 			// gains a trailing newline.
 			defs += tc.CountTokens(system+"\n") - tc.CountTokens(system) - 4
 		}
-		if enc, ok := tc.(*TiktokenCounter); !ok || enc.Encoding() != Cl100kBase {
+		if enc, ok := tc.(*Tiktoken); !ok || enc.Encoding() != Cl100kBase {
 			defs = max(defs, cookbookTools(tc, fns))
 		}
 		tokens += defs
@@ -134,7 +148,7 @@ func contentText(raw json.RawMessage) string {
 }
 
 // toolChoiceTokens returns what a tool_choice or function_call costs.
-func toolChoiceTokens(tc TokenCounter, raw json.RawMessage) int {
+func toolChoiceTokens(tc Counter, raw json.RawMessage) int {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return 0
@@ -416,7 +430,7 @@ func renderType(s *schema, indent int) string {
 }
 
 // cookbookTools counts fns by the rule of OpenAI's cookbook for GPT-4o.
-func cookbookTools(tc TokenCounter, fns []function) int {
+func cookbookTools(tc Counter, fns []function) int {
 	n := 0
 	for _, f := range fns {
 		n += 7 + tc.CountTokens(f.name+":"+strings.TrimSuffix(f.description, "."))

@@ -28,7 +28,7 @@ func TestGeneratedClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, src) {
-		t.Error("classes_table.go is not what classesSource makes: run go generate ./internal/bpe")
+		t.Error("classes_table.go is not what classesSource makes: run go generate ./tokens/internal/bpe")
 	}
 	for r := rune(0); r < 0x10000; r++ {
 		if bmp[r] != classOf(r) {

@@ -1,4 +1,4 @@
-package recap
+package tokens
 
 import (
 	"fmt"
@@ -17,6 +17,62 @@ func benchCorpus(b *testing.B) []string {
 	return texts
 }
 
+// chatCorpus is the texts of up to 3,000 bytes of the fixture's prose,
+// chat, code, JSON, CJK, scripts and emoji: chat messages, without the
+// fixture's long runs of one character (as examples/startbench's "chat").
+func chatCorpus(b *testing.B) []string {
+	var texts []string
+	for _, fc := range loadFixture(b) {
+		switch fc.Cat {
+		case "prose", "chat", "code", "json", "cjk", "scripts", "emoji":
+			if len(fc.text) <= 3000 {
+				texts = append(texts, fc.text) // valid UTF-8 in these categories
+			}
+		}
+	}
+	return texts
+}
+
+// BenchmarkEncode measures encoding throughput on the corpora, with the
+// piece cache warm and cold (emptied before each pass), beside tiktoken-go
+// (examples/startbench compares with github.com/tiktoken-go/tokenizer too).
+func BenchmarkEncode(b *testing.B) {
+	for _, corpus := range []struct {
+		name  string
+		texts []string
+	}{{"chat", chatCorpus(b)}, {"fixture", benchCorpus(b)}} {
+		texts := corpus.texts
+		size := 0
+		for _, s := range texts {
+			size += len(s)
+		}
+		c, _ := NewTiktoken(O200kBase)
+		for _, mode := range []string{"warm", "cold", "tiktoken-go"} {
+			b.Run(corpus.name+"/"+mode, func(b *testing.B) {
+				o := oracle(b, O200kBase)
+				encode := c.Encode
+				if mode == "tiktoken-go" {
+					encode = o.EncodeOrdinary
+				}
+				for _, s := range texts {
+					encode(s)
+				}
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if mode == "cold" {
+						c.enc.ResetCache()
+					}
+					for _, s := range texts {
+						encode(s)
+					}
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkCountTokens measures counting throughput on the corpus; compare
 // with gpt-tokenizer by running testdata/tokens/bench.sh.
 func BenchmarkCountTokens(b *testing.B) {
@@ -27,7 +83,7 @@ func BenchmarkCountTokens(b *testing.B) {
 	}
 	for _, enc := range []string{O200kBase, Cl100kBase} {
 		b.Run(enc, func(b *testing.B) {
-			c, _ := NewTiktokenCounter(enc)
+			c, _ := NewTiktoken(enc)
 			c.CountTokens("warm up") // load the vocabulary outside the timer
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
@@ -51,8 +107,8 @@ func BenchmarkCountTokensColdCache(b *testing.B) {
 	for _, s := range texts {
 		size += len(s)
 	}
-	c, _ := NewTiktokenCounter(O200kBase)
-	enc, _ := c.spec.load()
+	c, _ := NewTiktoken(O200kBase)
+	enc := c.enc
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -88,7 +144,11 @@ func BenchmarkColdStart(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		spec := &encodingSpec{file: "o200k_base.tiktoken", pattern: encodings[O200kBase].pattern}
-		c := &TiktokenCounter{name: O200kBase, spec: spec}
+		enc, err := spec.load()
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := &Tiktoken{name: O200kBase, enc: enc, ranks: spec.ranks}
 		if c.CountTokens("Hello, world!") != 4 {
 			b.Fatal("wrong count")
 		}
@@ -114,7 +174,7 @@ func pathological() map[string]string {
 }
 
 func BenchmarkPathological(b *testing.B) {
-	c, _ := NewTiktokenCounter(O200kBase)
+	c, _ := NewTiktoken(O200kBase)
 	c.CountTokens("warm up")
 	for _, name := range []string{"letter", "spaces", "base64", "digits", "punct"} {
 		s := pathological()[name]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sort"
+	"sync"
 )
 
 // A Table is a vocabulary, the ranks of its tokens, laid out as a
@@ -45,6 +46,15 @@ type Table struct {
 	maxLen int // no token is longer
 	n      int // number of tokens below limit
 	limit  int // ranks at or above limit are not in the vocabulary
+	tokens *tokenIndex
+}
+
+// tokenIndex finds a token by its rank: at[r] is the offset of the token
+// of rank r in the blob, shifted left 8 bits, or'd with its length; 0 for
+// a rank with no token. It is built on the first lookup.
+type tokenIndex struct {
+	once sync.Once // guards at
+	at   []uint32
 }
 
 const (
@@ -98,6 +108,7 @@ func ParseTable(data string) (*Table, error) {
 		maxLen: int(maxLen),
 		n:      int(n),
 		limit:  maxRank + 1,
+		tokens: new(tokenIndex),
 	}, nil
 }
 
@@ -141,6 +152,38 @@ func (t *Table) Rank(s string) (int, bool) {
 	return 0, false
 }
 
+// Token returns the token of rank r, and whether there is one. The first
+// call builds an index of 4 bytes per token, in a millisecond or so.
+func (t *Table) Token(r int) (string, bool) {
+	if r < 0 || r >= t.limit {
+		return "", false
+	}
+	idx := t.tokens
+	idx.once.Do(func() {
+		top := -1
+		t.eachSlot(func(off, n, r int) { top = max(top, r) })
+		idx.at = make([]uint32, top+1)
+		t.eachSlot(func(off, n, r int) { idx.at[r] = uint32(off)<<slotLenBits | uint32(n) })
+	})
+	if r >= len(idx.at) || idx.at[r] == 0 {
+		return "", false
+	}
+	e := idx.at[r]
+	off, n := int(e>>slotLenBits), int(e&maxTokenLen)
+	return t.blob[off : off+n], true
+}
+
+// eachSlot calls f with the offset, length and rank of every token in the
+// slots, the ranks at or above limit included.
+func (t *Table) eachSlot(f func(off, n, rank int)) {
+	for i := 0; i < len(t.slots); i += 8 {
+		e := le64(t.slots, i)
+		if n := int(e >> slotLenShift & maxTokenLen); n > 0 {
+			f(int(e>>slotOffsetShift)&(maxBlob-1), n, int(e>>slotRankShift&maxRank))
+		}
+	}
+}
+
 // Len returns the number of tokens.
 func (t *Table) Len() int { return t.n }
 
@@ -149,16 +192,11 @@ func (t *Table) MaxLen() int { return t.maxLen }
 
 // Each calls f with every token and its rank, in no particular order.
 func (t *Table) Each(f func(token string, rank int)) {
-	for i := 0; i < len(t.slots); i += 8 {
-		e := le64(t.slots, i)
-		n, off := int(e>>slotLenShift&maxTokenLen), int(e>>slotOffsetShift)&(maxBlob-1)
-		if n == 0 {
-			continue
-		}
-		if r := int(e >> slotRankShift & maxRank); r < t.limit {
+	t.eachSlot(func(off, n, r int) {
+		if r < t.limit {
 			f(t.blob[off:off+n], r)
 		}
-	}
+	})
 }
 
 // below returns t restricted to the ranks below limit, whose number is n:
