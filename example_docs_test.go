@@ -11,6 +11,7 @@ import (
 	"log/slog"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/tokens"
 )
 
 // callLLM stands for the call to your LLM.
@@ -33,7 +34,7 @@ func backend(ctx context.Context, chatID string, messages []recap.Message) error
 	})
 
 	c, err := recap.New(summarizer, recap.NewMemoryStore(),
-		recap.WithTriggerTokens(4000),     // summarize when the older part exceeds 4000 tokens
+		recap.WithTriggerTokens(4000),    // summarize when the older part exceeds 4000 tokens
 		recap.WithWindowConversations(3)) // keep the current turn and the 2 before it raw
 	if err != nil {
 		return err
@@ -137,4 +138,75 @@ func Example_recall() {
 	// end doc:recall
 	// Output:
 	// m1 user: My order is BW-58231, it arrived broken.
+}
+
+// Example_estimator counts for a Claude model, tools and request overhead
+// off the ceiling.
+func Example_estimator() {
+	summarizer, store := listSummarizer, recap.NewMemoryStore()
+	toolsJSON := []byte(`[{"name":"weather","description":"The weather of a city","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}]`)
+	// doc:estimator
+	e, err := tokens.EstimatorForModel("claude-sonnet-4-5") // an error matching tokens.ErrUnknownEncoding for a model it does not know
+	if err != nil {
+		panic(err)
+	}
+	toolTokens, err := e.ToolTokens(toolsJSON) // the request's tool definitions, in any provider's shape
+	if err != nil {
+		panic(err)
+	}
+	c, err := recap.New(summarizer, store, recap.WithTokenCounter(e),
+		recap.WithMessageOverhead(e.MessageOverhead()),
+		recap.WithMaxPayloadTokens(200_000-8_192), recap.WithReservedTokens(e.RequestOverhead()+toolTokens))
+	// end doc:estimator
+	fmt.Println(c != nil, err, toolTokens > 0)
+	// Output: true <nil> true
+}
+
+// Example_requestOverhead reserves what an OpenAI request holds besides
+// the messages.
+func Example_requestOverhead() {
+	summarizer, store := listSummarizer, recap.NewMemoryStore()
+	counter, _ := tokens.NewTiktoken(tokens.O200kBase)
+	requestJSON := []byte(`{"model":"gpt-4o","tools":[{"type":"function","function":{"name":"weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]}`)
+	// doc:request
+	fixed, err := tokens.OpenAIRequestOverhead(counter, requestJSON) // the body you send, messages included or not
+	if err != nil {
+		panic(err)
+	}
+	c, err := recap.New(summarizer, store,
+		recap.WithTokenCounter(counter),
+		recap.WithMessageOverhead(tokens.OpenAIMessageOverhead),
+		recap.WithMaxPayloadTokens(128_000-4_096), // the context window less the output you reserve
+		recap.WithReservedTokens(fixed))
+	// end doc:request
+	fmt.Println(c != nil, err, fixed > 0)
+	// Output: true <nil> true
+}
+
+// Example_calibrator corrects the counts from the usage a provider reports.
+func Example_calibrator() {
+	ctx, chatID := context.Background(), "chat-1"
+	summarizer, store := listSummarizer, recap.NewMemoryStore()
+	history := chat("What is the capital of France?", "Paris.", "And of Italy?")
+	callTheModel := func([]recap.Message) (struct{ InputTokens int }, error) { return struct{ InputTokens int }{40}, nil }
+	// doc:calibrator
+	cal := recap.NewCalibrator(nil) // o200k_base as the base counter
+	c, err := recap.New(summarizer, store,
+		recap.WithTokenCounter(cal.Counter("claude-sonnet-4-5")),
+		recap.WithMessageOverhead(4), recap.WithMaxPayloadTokens(190_000))
+	if err != nil {
+		panic(err)
+	}
+	res, err := c.Compress(ctx, chatID, history)
+	if err != nil {
+		panic(err)
+	}
+	resp, err := callTheModel(res.Payload)
+	if err != nil {
+		panic(err)
+	}
+	err = cal.Observe("claude-sonnet-4-5", recap.Usage{Payload: res.Payload, Overhead: 4, Reported: resp.InputTokens})
+	// end doc:calibrator
+	fmt.Println(err)
+	// Output: <nil>
 }

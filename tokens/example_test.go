@@ -92,3 +92,20 @@ func ExampleTiktoken_Encode() {
 	// "Hello, world!" <nil>
 	// "Hello, world"
 }
+
+// Example_package counts, encodes, decodes and truncates with one of the
+// embedded encodings.
+func Example_package() {
+	// doc:tokens
+	enc, err := tokens.NewTiktoken(tokens.O200kBase)
+	if err != nil {
+		panic(err)
+	}
+	n := enc.CountTokens("Hello, world!")    // 4
+	ids := enc.Encode("Hello, world!")       // tiktoken's encode_ordinary
+	text, err := enc.Decode(ids)             // "Hello, world!"
+	head := enc.Truncate("Hello, world!", 3) // at most 3 tokens, ending at a token boundary
+	// end doc:tokens
+	fmt.Println(n, ids, text, err, head)
+	// Output: 4 [13225 11 2375 0] Hello, world! <nil> Hello, world
+}

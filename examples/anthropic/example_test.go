@@ -53,6 +53,7 @@ func ExampleFromMessages() {
 	})
 	c, _ := recap.New(summarizer, recap.NewMemoryStore(), recap.WithTriggerTokens(100))
 
+	// doc:anthropic
 	msgs, err := anthropic.FromMessages(system, history)
 	if err != nil {
 		panic(err)
@@ -65,6 +66,7 @@ func ExampleFromMessages() {
 	if err != nil {
 		panic(err)
 	}
+	// end doc:anthropic
 	srv := fakeAnthropic(messageResponse, func(_ string, req map[string]any) {
 		for _, b := range req["system"].([]any) {
 			fmt.Printf("system: %v %v\n", b.(map[string]any)["text"], b.(map[string]any)["cache_control"])

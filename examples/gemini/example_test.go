@@ -32,6 +32,7 @@ func ExampleFromContents() {
 	})
 	c, _ := recap.New(summarizer, recap.NewMemoryStore(), recap.WithTriggerTokens(60))
 
+	// doc:gemini
 	msgs, err := gemini.FromContents(system, history)
 	if err != nil {
 		panic(err)
@@ -44,6 +45,7 @@ func ExampleFromContents() {
 	if err != nil {
 		panic(err)
 	}
+	// end doc:gemini
 	// client.Models.GenerateContent(ctx, model, contents, &genai.GenerateContentConfig{SystemInstruction: sys})
 	for _, p := range sys.Parts {
 		fmt.Println("system:", p.Text)

@@ -90,6 +90,7 @@ func ExampleFromChatCompletion() {
 	history = append(history, oai.UserMessage("And on day 5?"))
 
 	ctx := context.Background()
+	// doc:openai
 	msgs, err := openai.FromChatCompletion(history)
 	if err != nil {
 		panic(err)
@@ -102,6 +103,7 @@ func ExampleFromChatCompletion() {
 	if err != nil {
 		panic(err)
 	}
+	// end doc:openai
 	resp, err := client.Chat.Completions.New(ctx, oai.ChatCompletionNewParams{Model: oai.ChatModelGPT4o, Messages: payload})
 	if err != nil {
 		panic(err)
