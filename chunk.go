@@ -3,6 +3,7 @@ package recap
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/recapgo/recap/tokens"
 )
@@ -135,10 +136,13 @@ func truncate(m Message, budget, total int, tc TokenCounter) Message {
 	return Message{ID: m.ID, Role: m.Role, Content: content}
 }
 
-// coverage builds the Covered list of the summaries a summarization saves.
+// coverage builds the Covered list of the summaries a summarization saves,
+// and its Digests.
 type coverage struct {
-	ids  []string
-	seen map[string]bool
+	ids     []string
+	digests []string
+	seen    map[string]bool
+	context map[string]bool // the IDs of per-request context messages (see ContextMark)
 }
 
 // newCoverage starts from what p's summary covers: its Covered list or,
@@ -146,9 +150,13 @@ type coverage struct {
 // sent for it (echoes of it aside). Messages of the history that the list
 // does not name (echoes of earlier summaries, messages whose IDs changed
 // with an echo) are not added: the list only grows at its end, and
-// coveredRun finds them by other means.
+// coveredRun finds them by other means. A summary saved without Digests
+// gains them: the digest of each covered message the history sent, ""
+// for the others.
 func newCoverage(p Plan) *coverage {
-	cv := &coverage{ids: slices.Clone(p.Summary.Covered), seen: make(map[string]bool, len(p.Summary.Covered))}
+	s := p.Summary
+	cv := &coverage{ids: slices.Clone(s.Covered), seen: make(map[string]bool, len(s.Covered)),
+		context: contextIDs(p.Summarize)}
 	for _, id := range cv.ids {
 		cv.seen[id] = true
 	}
@@ -158,19 +166,65 @@ func newCoverage(p Plan) *coverage {
 				cv.add([]Message{m})
 			}
 		}
+		return cv
+	}
+	if s.checked() {
+		cv.digests = slices.Clone(s.Digests)
+		return cv
+	}
+	sent := make(map[string]Message, len(p.Covered))
+	for _, m := range p.Covered {
+		sent[m.ID] = m
+	}
+	cv.digests = make([]string, len(cv.ids))
+	for i, id := range cv.ids {
+		if m, ok := sent[id]; ok && !p.echo(m) {
+			cv.digests[i] = cv.digest(m)
+		}
 	}
 	return cv
 }
 
-// add appends the IDs of msgs not covered yet and returns the list, in a
-// slice of its own.
-func (cv *coverage) add(msgs []Message) []string {
+// digest returns the entry of Digests for m.
+func (cv *coverage) digest(m Message) string {
+	switch {
+	case strings.HasPrefix(m.ID, SummaryIDPrefix) || hasPlaceholder(m):
+		return "" // an echo; a placeholder
+	case cv.context[m.ID]:
+		return ContextMark + Digest(m)
+	}
+	return Digest(m)
+}
+
+// add appends the IDs of msgs not covered yet, and their digests, and
+// returns the lists, in slices of their own.
+func (cv *coverage) add(msgs []Message) (ids, digests []string) {
 	for _, m := range msgs {
 		if !cv.seen[m.ID] {
 			cv.seen[m.ID] = true
 			cv.ids = append(cv.ids, m.ID)
+			cv.digests = append(cv.digests, cv.digest(m))
 		}
 	}
-	cv.ids = slices.Clip(cv.ids)
-	return cv.ids
+	cv.ids, cv.digests = slices.Clip(cv.ids), slices.Clip(cv.digests)
+	return cv.ids, cv.digests
+}
+
+// contextIDs returns the IDs of the per-request context messages of msgs:
+// the system and developer messages followed, after any others, by a user
+// message of msgs. Nil if there are none.
+func contextIDs(msgs []Message) map[string]bool {
+	var ids map[string]bool
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != RoleUser {
+			continue
+		}
+		for j := i - 1; j >= 0 && msgs[j].Role.pinned(); j-- {
+			if ids == nil {
+				ids = make(map[string]bool)
+			}
+			ids[msgs[j].ID] = true
+		}
+	}
+	return ids
 }

@@ -125,5 +125,8 @@ func docRegion(file, name string) (string, error) {
 	for i, l := range region {
 		region[i] = strings.TrimPrefix(l, indent)
 	}
+	for len(region) > 0 && strings.TrimSpace(region[len(region)-1]) == "" {
+		region = region[:len(region)-1] // gofmt leaves a line before a comment after a declaration
+	}
 	return strings.Join(region, "\n"), nil
 }

@@ -1,10 +1,12 @@
 package recap
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 )
 
 // ChainIDPrefix starts the IDs that [ChainIDs] derives.
@@ -190,4 +192,62 @@ func (d derivedSet) own(msgs []Message) []Message {
 		}
 	}
 	return msgs
+}
+
+// ContextMark starts the digest that [Summary.Digests] holds for a
+// per-request context message: a system or developer message right before
+// a user message (retrieved documents, an instruction for one turn), which
+// an application may send with one request only. Such a message may be
+// missing from later requests without making the summary stale; when it is
+// there, an edit of it does.
+const ContextMark = "~"
+
+// Digest returns the digest of m's counted content, as [Summary.Digests]
+// holds it: 8 hex digits of a SHA-256 of its role, Content, Refusal and
+// parts (type, texts, tool name, call ID, input and output as compact JSON,
+// error, and a file's media type, name and URL or data; for a part of a
+// type recap does not model, its other members too). Its ID, Format and
+// the members recap does not model (metadata, timestamps, cache control)
+// are left out: a message sent again in another format, or with other
+// metadata, has the same digest, and one whose text was edited has
+// another.
+func Digest(m Message) string {
+	h := sha256.New()
+	field := func(s string) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	raw := func(b json.RawMessage) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, b) == nil {
+			b = buf.Bytes()
+		}
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	field(string(m.Role))
+	field(m.Content)
+	field(m.Refusal)
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		h.Write([]byte{1})
+		for _, s := range []string{p.Type, p.Text, p.ToolName, p.ToolCallID, p.ErrorText, p.MediaType, p.Filename, p.URL} {
+			field(s)
+		}
+		raw(p.Input)
+		raw(p.Output)
+		if !p.IsTool() && !p.IsFile() && p.Type != PartText && p.Type != PartReasoning && len(p.Extra) > 0 {
+			keys := make([]string, 0, len(p.Extra))
+			for k := range p.Extra {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				field(k)
+				raw(p.Extra[k])
+			}
+		}
+	}
+	sum := h.Sum(nil)
+	return hex.EncodeToString(sum[:4])
 }

@@ -59,6 +59,14 @@ var reconcileCases = []struct {
 	name string
 	try  func(q request) (reconciliation, bool)
 }{
+	// The request has the summary's boundary, but a message the summary
+	// covers was edited in place (the same ID, another digest), deleted
+	// (missing between covered messages the request has) or has a message
+	// inserted before it: the summary no longer stands for the history,
+	// which is folded again.
+	{"covered messages changed", func(q request) (reconciliation, bool) {
+		return stale(), q.changed()
+	}},
 	// The summary's boundary is the last step of a compacted turn whose
 	// request it covers: nothing is newer than the summary.
 	{"compacted turn already covered", func(q request) (reconciliation, bool) {
@@ -129,6 +137,50 @@ func reconcile(q request) reconciliation {
 		}
 	}
 	return stale()
+}
+
+// changed reports whether, up to the summary's boundary, the request
+// differs from what the summary covers (see Summary.Digests): a covered
+// message whose digest changed; a covered message missing after another
+// one the request has (a per-request context message, an echo or a
+// message without a digest may be); or a message the summary does not
+// cover among or before the covered ones (the pinned prompt and echoes of
+// summaries aside; a message without an ID of its own, whose derived ID
+// chains to the messages before it, cannot be inserted unseen). A summary
+// without Digests is not checked.
+func (q request) changed() bool {
+	b, ok := q.ix[q.s.LastMessageID]
+	if !ok || !q.s.checked() || q.s.Text == "" {
+		return false
+	}
+	pos := make(map[string]int, len(q.s.Covered))
+	for i, id := range q.s.Covered {
+		pos[id] = i
+	}
+	last := -1 // the position in Covered of the last covered message met
+	for _, m := range q.msgs[:b+1] {
+		j, ok := pos[m.ID]
+		if k, echo := pos[strings.TrimPrefix(m.ID, SummaryIDPrefix)]; !ok && echo && strings.HasPrefix(m.ID, SummaryIDPrefix) {
+			last = max(last, k) // an echoed summary stands for what it covered
+			continue
+		}
+		switch {
+		case !ok && (last < 0 && m.Role.pinned() || strings.HasPrefix(m.ID, SummaryIDPrefix) || m.idless() || contentKey(m.ID) != ""):
+			continue
+		case !ok:
+			return true // inserted
+		}
+		for k := last + 1; k < j && last >= 0; k++ {
+			if d := q.s.Digests[k]; d != "" && !strings.HasPrefix(d, ContextMark) && contentKey(q.s.Covered[k]) == "" {
+				return true // deleted (a derived ID's message may have another chain now: walked by content)
+			}
+		}
+		if d := strings.TrimPrefix(q.s.Digests[j], ContextMark); d != "" && !hasPlaceholder(m) && d != Digest(m) {
+			return true // edited
+		}
+		last = max(last, j) // a compacted turn's request comes again after its summary
+	}
+	return false
 }
 
 // boundaryInTurn returns the summary's boundary when it lies after the
@@ -382,6 +434,18 @@ func (mt *matcher) findID(id string, next int) (int, bool) {
 	}
 	i, ok := mt.pos[id]
 	return i, ok && i >= next
+}
+
+// hasPlaceholder reports whether m has a tool result that recap cleared
+// (see WithToolResultClearing): its digest is not that of the message.
+func hasPlaceholder(m Message) bool {
+	for _, p := range m.Parts {
+		var text string
+		if p.isResult() && p.Wire == WireString && json.Unmarshal(p.Output, &text) == nil && strings.HasPrefix(text, "[recap: the output of ") {
+			return true
+		}
+	}
+	return false
 }
 
 // clearedRef returns the content key that a placeholder of m's keeps (see

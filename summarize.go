@@ -163,7 +163,8 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 		if err != nil {
 			out.err = err // the main Summarizer's failure; the fallback stood in
 		}
-		next := Summary{Text: text, LastMessageID: rest[n-1].ID, Covered: covered.add(rest[:n])}
+		ids, digests := covered.add(rest[:n])
+		next := Summary{Text: text, LastMessageID: rest[n-1].ID, Covered: ids, Digests: digests}
 		err = c.store.Save(ctx, chatID, stored, next)
 		switch {
 		case err == nil:

@@ -73,6 +73,15 @@ func ids(msgs []Message) []string {
 	return out
 }
 
+// digests returns the Digests of a summary that covers msgs.
+func digests(msgs []Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = Digest(m)
+	}
+	return out
+}
+
 func mustNew(t *testing.T, s Summarizer, st Store, opts ...Option) *Compressor {
 	t.Helper()
 	c, err := New(s, st, append([]Option{WithTokenCounter(words)}, opts...)...)
@@ -110,9 +119,10 @@ func TestCompressRolls(t *testing.T) {
 			chat[4], chat[5], chat[6],
 		},
 		PayloadTokens: 25,
-		Summary:       Summary{Text: "covers u1,a1,u2,a2", LastMessageID: "a2", Covered: []string{"u1", "a1", "u2", "a2"}},
-		Summarized:    true,
-		Tokens:        40,
+		Summary: Summary{Text: "covers u1,a1,u2,a2", LastMessageID: "a2", Covered: []string{"u1", "a1", "u2", "a2"},
+			Digests: []string{Digest(chat[0]), Digest(chat[1]), Digest(chat[2]), Digest(chat[3])}},
+		Summarized: true,
+		Tokens:     40,
 	}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Fatalf("turn 3: Compress mismatch (-want +got):\n%s", diff)
@@ -147,7 +157,8 @@ func TestCompressRolls(t *testing.T) {
 	if last.Previous != "covers u1,a1,u2,a2" || !cmp.Equal(ids(last.Messages), []string{"u3", "a3", "u4", "a4"}) {
 		t.Fatalf("turn 5: request Previous=%q Messages=%v", last.Previous, ids(last.Messages))
 	}
-	if want := (Summary{Text: "covers u1,a1,u2,a2; covers u3,a3,u4,a4", LastMessageID: "a4", Covered: []string{"u1", "a1", "u2", "a2", "u3", "a3", "u4", "a4"}}); !res.Summary.Equal(want) {
+	if want := (Summary{Text: "covers u1,a1,u2,a2; covers u3,a3,u4,a4", LastMessageID: "a4", Covered: []string{"u1", "a1", "u2", "a2", "u3", "a3", "u4", "a4"},
+		Digests: digests(chat[:8])}); !res.Summary.Equal(want) {
 		t.Fatalf("turn 5: summary %+v, want %+v", res.Summary, want)
 	}
 	if diff := cmp.Diff([]string{SummaryIDPrefix + "a4", "u5", "a5", "u6"}, ids(res.Payload)); diff != "" {

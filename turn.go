@@ -75,6 +75,12 @@ func cutPoints(msgs []Message) []bool {
 		if m.Role == RoleTool {
 			ok[i] = false
 		}
+		if m.Role == RoleUser {
+			// Per-request context goes with the user message it precedes.
+			for j := i; j > 0 && msgs[j-1].Role.pinned(); j-- {
+				ok[j] = false
+			}
+		}
 		for _, p := range m.Parts {
 			switch p.Type {
 			case PartToolCall:

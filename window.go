@@ -46,7 +46,10 @@ type Plan struct {
 	// the ones a summarization folds into the summary.
 	Summarize []Message
 	// Window are the recent conversations kept raw. It is empty or starts
-	// with a user message.
+	// with a user message, or with the system messages right before one
+	// (per-request context, which belongs to the conversation of the user
+	// message it precedes; see ContextMark), as when the window is one
+	// conversation and the current turn's request has context before it.
 	Window []Message
 	// Turn is the current turn: the last user message and everything after
 	// it. It is never summarized, except in a Compacted turn.
@@ -343,15 +346,21 @@ func (c *Compressor) inForce(p *Plan, ch chat, existing Summary, pinned, turn, e
 	return start, r.inTurn
 }
 
-// windowStart returns where the window starts in history: the last
-// WindowConversations-1 conversations, starting at a user message; fewer
-// if the history has fewer.
+// windowStart returns where the window starts in history, which the
+// current turn's request follows: the last WindowConversations-1
+// conversations, fewer if the history has fewer. A conversation starts at
+// a user message, or at the system messages right before it (per-request
+// context, see ContextMark): they belong to it, so that they are never the
+// last message folded into a summary.
 func (c *Compressor) windowStart(history []Message) int {
 	w := len(history)
 	for i, n := len(history)-1, 0; i >= 0 && n < c.cfg.window-1; i-- {
 		if history[i].Role == RoleUser {
 			w, n = i, n+1
 		}
+	}
+	for w > 0 && history[w-1].Role.pinned() {
+		w--
 	}
 	return w
 }

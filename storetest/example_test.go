@@ -13,4 +13,5 @@ func TestConformance(t *testing.T) {
 		return recap.NewMemoryStore() // a new, empty store of yours
 	})
 }
+
 // end doc:storetest
