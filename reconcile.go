@@ -436,12 +436,21 @@ func (mt *matcher) findID(id string, next int) (int, bool) {
 	return i, ok && i >= next
 }
 
-// hasPlaceholder reports whether m has a tool result that recap cleared
-// (see WithToolResultClearing): its digest is not that of the message.
+// placeholderText returns the text of p when it is a tool result that
+// recap cleared (see WithToolResultClearing).
+func placeholderText(p Part) (string, bool) {
+	var text string
+	if !p.isResult() || p.Wire != WireString || json.Unmarshal(p.Output, &text) != nil {
+		return "", false
+	}
+	return text, strings.HasPrefix(text, "[recap: the output of ")
+}
+
+// hasPlaceholder reports whether m has a tool result that recap cleared:
+// its digest is not that of the message.
 func hasPlaceholder(m Message) bool {
 	for _, p := range m.Parts {
-		var text string
-		if p.isResult() && p.Wire == WireString && json.Unmarshal(p.Output, &text) == nil && strings.HasPrefix(text, "[recap: the output of ") {
+		if _, ok := placeholderText(p); ok {
 			return true
 		}
 	}
@@ -452,11 +461,8 @@ func hasPlaceholder(m Message) bool {
 // placeholder), or "".
 func clearedRef(m Message) string {
 	for _, p := range m.Parts {
-		if !p.isResult() || p.Wire != WireString {
-			continue
-		}
-		var text string
-		if json.Unmarshal(p.Output, &text) != nil || !strings.HasPrefix(text, "[recap: the output of ") {
+		text, ok := placeholderText(p)
+		if !ok {
 			continue
 		}
 		if i := strings.LastIndex(text, "; ref "); i >= 0 && strings.HasSuffix(text, "]") {

@@ -1,6 +1,9 @@
 package recap
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // Summary is a chat's rolling summary: the summary text, the ID of the
 // last message folded into it (the boundary) and the IDs of every message
@@ -41,44 +44,25 @@ import "context"
 // whose Digests is not as long as Covered (one saved before recap had
 // Digests) is not checked for edits and deletions, and gains Digests at
 // its next save.
-//
-// Withdrawn is set by [Compressor.Forget] when it withdraws a summary
-// whose covered messages were deleted: the digest of the withdrawn text
-// (see [Digest]), so that the text, echoed back by a client that keeps
-// payloads as its history, is recognized and never sent again. A
-// withdrawn summary has no Text.
 type Summary struct {
 	Text          string   `json:"text"`
 	LastMessageID string   `json:"lastMessageId"`
 	Covered       []string `json:"covered,omitempty"`
 	Digests       []string `json:"digests,omitempty"`
-	Withdrawn     string   `json:"withdrawn,omitempty"`
 }
 
 // IsZero reports whether s is the zero Summary (a nil or empty Covered
 // or Digests alike).
 func (s Summary) IsZero() bool {
-	return s.Text == "" && s.LastMessageID == "" && len(s.Covered) == 0 && len(s.Digests) == 0 && s.Withdrawn == ""
+	return s.Text == "" && s.LastMessageID == "" && len(s.Covered) == 0 && len(s.Digests) == 0
 }
 
 // Equal reports whether s and t are the same summary: the same Text,
-// LastMessageID, Covered, Digests and Withdrawn. A nil and an empty slice
+// LastMessageID, Covered and Digests. A nil and an empty slice
 // are equal. This is the comparison of [Store.Save]'s compare-and-swap.
 func (s Summary) Equal(t Summary) bool {
-	return s.Text == t.Text && s.LastMessageID == t.LastMessageID && s.Withdrawn == t.Withdrawn &&
-		equalStrings(s.Covered, t.Covered) && equalStrings(s.Digests, t.Digests)
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return s.Text == t.Text && s.LastMessageID == t.LastMessageID &&
+		slices.Equal(s.Covered, t.Covered) && slices.Equal(s.Digests, t.Digests)
 }
 
 // clone returns s with slices of its own.
@@ -106,16 +90,15 @@ func (s Summary) checked() bool { return len(s.Digests) == len(s.Covered) && len
 //     saved.
 //   - Save is an atomic compare-and-swap: it stores next only if the stored
 //     summary (the zero Summary for an unknown chat) still equals prev (see
-//     [Summary.Equal]: Text, LastMessageID, every Covered ID and digest,
-//     and Withdrawn), and
+//     [Summary.Equal]: Text, LastMessageID, every Covered ID and digest),
+//     and
 //     otherwise returns an error matching [ErrConflict] and changes nothing.
 //     No reader may ever see a mix of prev and next.
 //   - A Save or Load that fails for any other reason, including ctx being
 //     done, changes nothing and returns an error that does not match
 //     [ErrConflict].
 //   - Load returns what Save stored, Covered and Digests included, in
-//     order (a nil and an empty slice may come back as either), and
-//     Withdrawn.
+//     order (a nil and an empty slice may come back as either).
 //   - Summaries are values: a Store keeps no reference to caller memory,
 //     and the caller may modify what Load returned.
 type Store interface {
