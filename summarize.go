@@ -175,6 +175,9 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 		default:
 			return absorb(fmt.Errorf("recap: save summary of chat %q: %w", chatID, err))
 		}
+		if !out.saved {
+			c.branches.remember(chatID, prev) // it may stand again (see branches)
+		}
 		stored, out.summary, out.saved = next, next, true
 		rest, counts, cuts = rest[n:], counts[n:], cuts[n:]
 		c.log(ctx, slog.LevelInfo, "summarized", chatID, "messages", n, "boundary", next.LastMessageID, "fallback", fellBack)
