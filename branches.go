@@ -16,7 +16,8 @@ import (
 //
 // So that neither costs a rebuild from the start, a Compressor remembers
 // the summaries its saves replaced, newest first, up to maxBranches per
-// chat and maxBranchBytes in all (the chats used least lately forgotten
+// chat (the two newest, and older ones covering spread-out lengths of the
+// chat) and maxBranchBytes in all (the chats used least lately forgotten
 // first), and before a stale summary is folded again it plans the request
 // against them: the newest that stands for the request's history as it is
 // now (its boundary present, nothing it covers edited, deleted or
@@ -25,7 +26,7 @@ import (
 // like the flights: another process rebuilds from the start.
 
 const (
-	maxBranches    = 4
+	maxBranches    = 6
 	maxBranchBytes = 8 << 20
 )
 
@@ -77,12 +78,17 @@ func (b *branches) remember(chatID string, s Summary) {
 	b.lru.MoveToFront(e)
 	bl := e.Value.(*branchList)
 	next := []Summary{s.clone()}
-	nextBytes := size
 	for _, o := range bl.list {
-		if len(next) < maxBranches && !o.Equal(s) {
+		if !o.Equal(s) {
 			next = append(next, o)
-			nextBytes += summaryBytes(o)
 		}
+	}
+	if len(next) > maxBranches {
+		next = thin(next)
+	}
+	nextBytes := 0
+	for _, o := range next {
+		nextBytes += summaryBytes(o)
 	}
 	b.bytes += nextBytes - bl.bytes
 	bl.list, bl.bytes = next, nextBytes
@@ -92,6 +98,23 @@ func (b *branches) remember(chatID string, s Summary) {
 		delete(b.m, old.chatID)
 		b.bytes -= old.bytes
 	}
+}
+
+// thin drops one of list, newest first, longer than maxBranches: the two
+// newest stay (a branch sent alternately with the other), and of the rest
+// the one that covers nearest as many messages as the next newer one, so
+// that what is kept of a chat's growth covers spread-out lengths (an edit
+// at message k reuses one that covers not much less than k).
+func thin(list []Summary) []Summary {
+	drop, best := len(list)-1, 0.0
+	for i := 2; i < len(list); i++ {
+		newer, n := len(list[i-1].Covered), len(list[i].Covered)
+		ratio := float64(min(n, newer)+1) / float64(max(n, newer)+1)
+		if ratio > best {
+			drop, best = i, ratio
+		}
+	}
+	return append(list[:drop:drop], list[drop+1:]...)
 }
 
 // recent returns the summaries of chatID replaced lately, newest first.

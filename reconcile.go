@@ -158,6 +158,7 @@ func (q request) changed() bool {
 		pos[id] = i
 	}
 	last := -1 // the position in Covered of the last covered message met
+	var dg digester
 	for _, m := range q.msgs[:b+1] {
 		j, ok := pos[m.ID]
 		if k, echo := pos[strings.TrimPrefix(m.ID, SummaryIDPrefix)]; !ok && echo && strings.HasPrefix(m.ID, SummaryIDPrefix) {
@@ -175,7 +176,7 @@ func (q request) changed() bool {
 				return true // deleted (a derived ID's message may have another chain now: walked by content)
 			}
 		}
-		if d := strings.TrimPrefix(q.s.Digests[j], ContextMark); d != "" && !hasPlaceholder(m) && d != Digest(m) {
+		if d := strings.TrimPrefix(q.s.Digests[j], ContextMark); d != "" && !hasPlaceholder(m) && !dg.is(m, d) {
 			return true // edited
 		}
 		last = max(last, j) // a compacted turn's request comes again after its summary
