@@ -128,3 +128,14 @@ func (b *branches) recent(chatID string) []Summary {
 	b.lru.MoveToFront(e)
 	return e.Value.(*branchList).list
 }
+
+// drop forgets the summaries of chatID.
+func (b *branches) drop(chatID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e, ok := b.m[chatID]; ok {
+		b.bytes -= e.Value.(*branchList).bytes
+		b.lru.Remove(e)
+		delete(b.m, chatID)
+	}
+}

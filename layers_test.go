@@ -43,7 +43,7 @@ var layers = map[string]int{
 	"calibrate.go": 7,
 	// 8. the orchestrator: Compress and its Compressor, which call every
 	// step in turn.
-	"compressor.go": 8,
+	"compressor.go": 8, "forget.go": 8,
 }
 
 // orchestrators call into every step.

@@ -274,11 +274,15 @@ func coversID(covered []string, id string) bool {
 // isEcho reports whether m is an echo of the summary message of s: its
 // text is s.Text, with or without hint (see summaryMessageText), and its ID is
 // the one recap gave it (or m comes from a format without IDs, where its
-// ID was derived or made up by the caller).
+// ID was derived or made up by the caller); or its text is that of a
+// summary Forget withdrew (see Summary.Forgotten), with a summary's ID or
+// none.
 func isEcho(m Message, s Summary, hint string) bool {
 	switch {
 	case s.Text == "" || m.Role == RoleTool:
 		return false
+	case len(s.Forgotten) > 0 && (m.idless() || strings.HasPrefix(m.ID, SummaryIDPrefix)) && s.forgets(m.Text(), hint):
+		return true // a summary that Forget withdrew: never history
 	case m.idless():
 		return len(m.Parts) == 0 && isSummaryText(m.Content, s, hint) // recap writes it as {"role","content"}
 	case len(m.ID) != len(SummaryIDPrefix)+len(s.LastMessageID) || !strings.HasPrefix(m.ID, SummaryIDPrefix) || m.ID[len(SummaryIDPrefix):] != s.LastMessageID:

@@ -164,7 +164,7 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 			out.err = err // the main Summarizer's failure; the fallback stood in
 		}
 		ids, digests := covered.add(rest[:n])
-		next := Summary{Text: text, LastMessageID: rest[n-1].ID, Covered: ids, Digests: digests}
+		next := Summary{Text: text, LastMessageID: rest[n-1].ID, Covered: ids, Digests: digests, Forgotten: stored.Forgotten}
 		err = c.store.Save(ctx, chatID, stored, next)
 		switch {
 		case err == nil:
