@@ -48,8 +48,9 @@ func textDigest(text string) string {
 // per-request context message (a system message right before a user
 // message, which an application may send with one request only): such a
 // message may be missing later without making the summary stale. Digests
-// costs 8 to 9 bytes per covered message (about 10 KB for 1,000 messages
-// in JSON, half of what Covered's IDs cost with 20-byte IDs). A Summary
+// costs 8 to 9 bytes per covered message, about 11 in JSON with the quotes
+// and the comma (about 11 KB for 1,000 messages, half of what Covered's
+// IDs cost with 20-byte IDs). A Summary
 // whose Digests is not as long as Covered (one saved before recap had
 // Digests) is not checked for edits and deletions, and gains Digests at
 // its next save.
