@@ -283,7 +283,7 @@ func (c *Compressor) settle(ctx context.Context, chatID string, ch chat, mayDefe
 // branches), or p, ch's stale plan, when none does.
 func (c *Compressor) planBranch(chatID string, ch chat, p Plan) Plan {
 	for _, s := range c.branches.recent(chatID) {
-		if q, err := c.plan(ch, s); err == nil && !q.Stale && !q.Older && !q.Summary.IsZero() {
+		if q, err := c.plan(ch, s.clone()); err == nil && !q.Stale && !q.Older && !q.Summary.IsZero() {
 			return q
 		}
 	}
