@@ -217,6 +217,12 @@ func withCovered(s recap.Summary, covered ...string) recap.Summary {
 	return s
 }
 
+// withForgotten returns s with Forgotten replaced by f.
+func withForgotten(s recap.Summary, f ...string) recap.Summary {
+	s.Forgotten = f
+	return s
+}
+
 // withDigests returns s with Digests replaced by d.
 func withDigests(s recap.Summary, d ...string) recap.Summary {
 	s.Digests = d
@@ -324,13 +330,42 @@ var cases = []struct {
 		mustSave(t, st, "odd", withDigests(odd), odd) // and back
 		mustLoad(t, st, "odd", odd)
 	}},
+	{"ForgottenRoundTrip", func(t *testing.T, st recap.Store) {
+		// Compressor.Forget's summaries: what they list must come back.
+		gone := withForgotten(first, "0a1b2c3d", "", "ünï/中")
+		mustSave(t, st, "c1", recap.Summary{}, gone)
+		mustLoad(t, st, "c1", gone)
+		mustSave(t, st, "c1", gone, first) // Forgotten removed
+		mustLoad(t, st, "c1", first)
+		mustSave(t, st, "c1", first, gone) // and back
+		mustLoad(t, st, "c1", gone)
+		// With Forgotten but no Digests.
+		bare := withForgotten(withDigests(first), "0a1b2c3d")
+		mustSave(t, st, "c2", recap.Summary{}, bare)
+		mustLoad(t, st, "c2", bare)
+	}},
+	{"ConflictComparesForgotten", func(t *testing.T, st recap.Store) {
+		// Only Forgotten differs from what is stored.
+		gone := withForgotten(first, "0a1b2c3d", "4e5f6a7b")
+		mustSave(t, st, "c1", recap.Summary{}, gone)
+		wantConflict(t, st, "c1", first, second)                                        // no Forgotten
+		wantConflict(t, st, "c1", withForgotten(first, "0a1b2c3d"), second)             // one fewer
+		wantConflict(t, st, "c1", withForgotten(first, "4e5f6a7b", "0a1b2c3d"), second) // reordered
+		mustLoad(t, st, "c1", gone)
+		mustSave(t, st, "c2", recap.Summary{}, first)
+		wantConflict(t, st, "c2", gone, second)
+		mustSave(t, st, "c2", first, second)
+	}},
 	{"NoSharedMemory", func(t *testing.T, st recap.Store) {
 		s := recap.Summary{Text: first.Text, LastMessageID: first.LastMessageID,
-			Covered: append([]string(nil), first.Covered...), Digests: append([]string(nil), first.Digests...)}
+			Covered: append([]string(nil), first.Covered...), Digests: append([]string(nil), first.Digests...),
+			Forgotten: []string{"0a1b2c3d"}}
+		want := withForgotten(first, "0a1b2c3d")
 		mustSave(t, st, "c1", recap.Summary{}, s)
 		s.Covered[0] = "changed by the caller after Save"
 		s.Digests[0] = "changed by the caller after Save"
-		mustLoad(t, st, "c1", first)
+		s.Forgotten[0] = "changed by the caller after Save"
+		mustLoad(t, st, "c1", want)
 		got, err := st.Load(context.Background(), "c1")
 		if err != nil {
 			t.Fatal(err)
@@ -341,7 +376,10 @@ var cases = []struct {
 		if len(got.Digests) > 0 {
 			got.Digests[0] = "changed by the caller after Load"
 		}
-		mustLoad(t, st, "c1", first)
+		if len(got.Forgotten) > 0 {
+			got.Forgotten[0] = "changed by the caller after Load"
+		}
+		mustLoad(t, st, "c1", want)
 	}},
 	{"ChatsAreIndependent", func(t *testing.T, st recap.Store) {
 		mustSave(t, st, "c1", recap.Summary{}, first)

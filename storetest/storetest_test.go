@@ -128,6 +128,29 @@ func (s digestsOutOfCAS) Save(ctx context.Context, chat string, prev, next recap
 	return s.MemoryStore.Save(ctx, chat, cur, next)
 }
 
+// dropsForgotten keeps everything but Forgotten.
+type dropsForgotten struct{ *recap.MemoryStore }
+
+func (s dropsForgotten) Save(ctx context.Context, chat string, prev, next recap.Summary) error {
+	prev.Forgotten, next.Forgotten = nil, nil
+	return s.MemoryStore.Save(ctx, chat, prev, next)
+}
+
+// forgottenOutOfCAS keeps Forgotten but leaves it out of its
+// compare-and-swap.
+type forgottenOutOfCAS struct{ *recap.MemoryStore }
+
+func (s forgottenOutOfCAS) Save(ctx context.Context, chat string, prev, next recap.Summary) error {
+	cur, err := s.MemoryStore.Load(ctx, chat)
+	if err != nil {
+		return err
+	}
+	if prev.Forgotten = cur.Forgotten; !cur.Equal(prev) {
+		return recap.ErrConflict
+	}
+	return s.MemoryStore.Save(ctx, chat, cur, next)
+}
+
 // sharesDigests copies Covered but keeps the caller's Digests slice.
 type sharesDigests struct{ sharesCovered }
 
@@ -198,6 +221,8 @@ var brokenStores = map[string]struct {
 	"dropsDigests":        {func() recap.Store { return dropsDigests{recap.NewMemoryStore()} }, "DigestsRoundTrip"},
 	"digestsOutOfCAS":     {func() recap.Store { return digestsOutOfCAS{recap.NewMemoryStore()} }, "ConflictComparesDigests"},
 	"sharesDigests":       {func() recap.Store { return &sharesDigests{} }, "NoSharedMemory"},
+	"dropsForgotten":      {func() recap.Store { return dropsForgotten{recap.NewMemoryStore()} }, "ForgottenRoundTrip"},
+	"forgottenOutOfCAS":   {func() recap.Store { return forgottenOutOfCAS{recap.NewMemoryStore()} }, "ConflictComparesForgotten"},
 	"neverExpires":        {func() recap.Store { return neverExpires{recap.NewMemoryStore()} }, "LeaseExpires"},
 	"releasesAnyone":      {func() recap.Store { return &releasesAnyone{MemoryStore: recap.NewMemoryStore()} }, "LeaseRelease"},
 	"noExtension":         {func() recap.Store { return noExtension{recap.NewMemoryStore()} }, "LeaseAcquire"},

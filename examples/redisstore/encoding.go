@@ -12,15 +12,16 @@ import (
 // value is a Summary as the summary field holds it. It has tags of its own
 // so that the stored format does not follow changes to recap.Summary's.
 //
-// Digests is left out when empty, so that a summary without Digests is
-// stored exactly as by the redisstore before Summary.Digests, which reads
-// it; a summary field without digests (written by that redisstore) holds
-// no Digests.
+// Digests and Forgotten are left out when empty, so that a summary without
+// them is stored exactly as by the redisstore before Summary.Digests, which
+// reads it; a summary field without digests or forgotten (written by that
+// redisstore) holds none.
 type value struct {
 	Text          string   `json:"text"`
 	LastMessageID string   `json:"lastMessageId"`
-	Covered       []string `json:"covered"`           // [] for none, never null
-	Digests       []string `json:"digests,omitempty"` // absent for none
+	Covered       []string `json:"covered"`             // [] for none, never null
+	Digests       []string `json:"digests,omitempty"`   // absent for none
+	Forgotten     []string `json:"forgotten,omitempty"` // absent for none
 }
 
 // encode returns sum as the summary field stores it, a JSON object such as
@@ -46,7 +47,12 @@ func encode(sum recap.Summary) (string, error) {
 			return "", fmt.Errorf("digest %d (%q) is not valid UTF-8, which JSON cannot hold", i, d)
 		}
 	}
-	v := value{Text: sum.Text, LastMessageID: sum.LastMessageID, Covered: sum.Covered, Digests: sum.Digests}
+	for i, d := range sum.Forgotten {
+		if !utf8.ValidString(d) {
+			return "", fmt.Errorf("forgotten digest %d (%q) is not valid UTF-8, which JSON cannot hold", i, d)
+		}
+	}
+	v := value{Text: sum.Text, LastMessageID: sum.LastMessageID, Covered: sum.Covered, Digests: sum.Digests, Forgotten: sum.Forgotten}
 	if v.Covered == nil {
 		v.Covered = []string{}
 	}
@@ -60,7 +66,7 @@ func encode(sum recap.Summary) (string, error) {
 }
 
 // decode returns the Summary that the summary field s holds, with a fresh
-// Covered and Digests, nil for none.
+// Covered, Digests and Forgotten, nil for none.
 func decode(s string) (recap.Summary, error) {
 	var v value
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
@@ -72,5 +78,8 @@ func decode(s string) (recap.Summary, error) {
 	if len(v.Digests) == 0 {
 		v.Digests = nil
 	}
-	return recap.Summary{Text: v.Text, LastMessageID: v.LastMessageID, Covered: v.Covered, Digests: v.Digests}, nil
+	if len(v.Forgotten) == 0 {
+		v.Forgotten = nil
+	}
+	return recap.Summary{Text: v.Text, LastMessageID: v.LastMessageID, Covered: v.Covered, Digests: v.Digests, Forgotten: v.Forgotten}, nil
 }

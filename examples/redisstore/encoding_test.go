@@ -31,6 +31,9 @@ func TestEncodeRoundTrips(t *testing.T) {
 			"Digests follow Covered, an empty digest included"},
 		{"EmptyDigests", recap.Summary{Text: "t", LastMessageID: "m1", Covered: []string{"m1"}, Digests: []string{}}, `{"text":"t","lastMessageId":"m1","covered":["m1"]}`,
 			"no Digests are left out, as the redisstore before Digests wrote the field"},
+		{"Forgotten", recap.Summary{Text: "t", LastMessageID: "m1", Covered: []string{"m1"}, Digests: []string{""}, Forgotten: []string{"0a1b2c3d"}},
+			`{"text":"t","lastMessageId":"m1","covered":["m1"],"digests":[""],"forgotten":["0a1b2c3d"]}`,
+			"Forgotten follows Digests"},
 		{"Many", recap.Summary{Text: strings.Repeat("long ", 1000), LastMessageID: "id-999", Covered: many(1000), Digests: many(1000)}, "", "a long text and many IDs and digests"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,7 +24,8 @@ import (
 //     database, made if it does not exist; the Store's own table is
 //     unchanged.
 //  4. digests TEXT NOT NULL DEFAULT '[]' ([recap.Summary.Digests] as a JSON
-//     array); the digest column then covers them too.
+//     array) and forgotten TEXT NOT NULL DEFAULT '[]'
+//     ([recap.Summary.Forgotten]); the digest column then covers them too.
 const SchemaVersion = 4
 
 // VersionTable is the table, beside a Store's own, in which [Store.Migrate]
@@ -73,7 +74,7 @@ type dbtx interface {
 // as an error. Version 2 computes the digest of every existing row while
 // holding the lock, which on PostgreSQL also blocks the table's readers.
 //
-// Version 4 keeps existing rows with no Digests, and does not rewrite
+// Version 4 keeps existing rows with no Digests and no Forgotten, and does not rewrite
 // them: the digest of a summary without Digests is the one version 2
 // computed and Save wrote (see internal/sumdigest), so each row's digest
 // still matches it, and adding a column with a constant default changes
@@ -221,12 +222,16 @@ func (s *Store) addLeasesV3(ctx context.Context, tx dbtx) error {
 	return err
 }
 
-// addDigestsV4 adds the digests column. Existing rows hold no Digests, and
+// addDigestsV4 adds the digests and forgotten columns. Existing rows hold no Digests, and
 // their digests, of summaries without Digests, are unchanged by it: there
 // is nothing to recompute.
 func (s *Store) addDigestsV4(ctx context.Context, tx dbtx) error {
-	_, err := tx.ExecContext(ctx, `ALTER TABLE `+s.table+` ADD COLUMN digests TEXT NOT NULL DEFAULT '[]'`)
-	return err
+	for _, col := range []string{"digests", "forgotten"} {
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+s.table+` ADD COLUMN `+col+` TEXT NOT NULL DEFAULT '[]'`); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // exists reports whether the table name exists, as an unqualified name in

@@ -11,18 +11,23 @@ import (
 )
 
 // Of returns the hex SHA-256 of a canonical encoding of sum: Text and
-// LastMessageID, the number of Covered IDs, then each ID, and, only if
-// Digests is not empty, the number of Digests, then each digest; every
-// string is preceded by its length in bytes (all lengths as uvarints).
+// LastMessageID, the number of Covered IDs, then each ID; only if Digests
+// or Forgotten is not empty, the number of Digests, then each digest; only
+// if Forgotten is not empty, the number of Forgotten digests, then each;
+// every string is preceded by its length in bytes (all lengths as
+// uvarints).
 //
 // The encoding is injective, so two summaries share a digest only if they
 // are [recap.Summary.Equal] or SHA-256 collides: the part up to the last
 // Covered ID is prefix-free, so what follows it is either nothing (no
-// Digests) or a count of at least 1 and that many strings. A nil and an
-// empty Covered encode alike, and so do a nil and an empty Digests.
+// Digests, no Forgotten), or a count and that many strings (Digests, at
+// least one), or that followed by a count of at least 1 and that many
+// strings (Forgotten); the counts and lengths tell where each part ends.
+// A nil and an empty slice encode alike.
 //
-// A summary without Digests has the digest it had before Of knew of
-// Digests. Stores keep the digest beside the value (examples/sqlstore's
+// A summary without Digests and Forgotten has the digest it had before Of
+// knew of them, and one with Digests and no Forgotten the digest it had
+// before Of knew of Forgotten. Stores keep the digest beside the value (examples/sqlstore's
 // digest column, examples/redisstore's digest field), so the digests they
 // hold for summaries saved before Digests existed still match those
 // summaries, which they load with no Digests: no store needs to recompute
@@ -36,12 +41,18 @@ func Of(sum recap.Summary) string {
 	for _, d := range sum.Digests {
 		n += len(d) + binary.MaxVarintLen64
 	}
+	for _, d := range sum.Forgotten {
+		n += len(d) + binary.MaxVarintLen64
+	}
 	b := make([]byte, 0, n)
 	b = appendString(b, sum.Text)
 	b = appendString(b, sum.LastMessageID)
 	b = appendStrings(b, sum.Covered)
-	if len(sum.Digests) > 0 {
+	if len(sum.Digests) > 0 || len(sum.Forgotten) > 0 {
 		b = appendStrings(b, sum.Digests)
+	}
+	if len(sum.Forgotten) > 0 {
+		b = appendStrings(b, sum.Forgotten)
 	}
 	d := sha256.Sum256(b)
 	return hex.EncodeToString(d[:])

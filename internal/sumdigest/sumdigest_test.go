@@ -25,6 +25,8 @@ func TestDigest(t *testing.T) {
 			"Summary.Equal holds a nil and an empty Covered equal"},
 		{"NilEmptyDigests", base, recap.Summary{Text: base.Text, LastMessageID: base.LastMessageID, Covered: base.Covered, Digests: []string{}},
 			"Summary.Equal holds a nil and an empty Digests equal"},
+		{"NilEmptyForgotten", checked, recap.Summary{Text: checked.Text, LastMessageID: checked.LastMessageID, Covered: checked.Covered, Digests: checked.Digests, Forgotten: []string{}},
+			"Summary.Equal holds a nil and an empty Forgotten equal"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if Of(tc.a) != Of(tc.b) {
@@ -37,6 +39,10 @@ func TestDigest(t *testing.T) {
 	}
 	withDigests := func(s recap.Summary, d ...string) recap.Summary {
 		s.Digests = d
+		return s
+	}
+	withForgotten := func(s recap.Summary, d ...string) recap.Summary {
+		s.Forgotten = d
 		return s
 	}
 	for _, tc := range []struct {
@@ -66,6 +72,11 @@ func TestDigest(t *testing.T) {
 		{"CoveredIntoDigests", recap.Summary{Covered: []string{"a", "b"}}, recap.Summary{Covered: []string{"a"}, Digests: []string{"b"}}, "the Covered/Digests split counts"},
 		{"CountLikeDigests", recap.Summary{Covered: []string{"a", "\x01b"}}, recap.Summary{Covered: []string{"a"}, Digests: []string{"b"}},
 			"an ID that looks like a count and a length"},
+		{"ForgottenDropped", withForgotten(checked, "1234abcd"), checked, "a store that drops Forgotten must not match"},
+		{"ForgottenChanged", withForgotten(checked, "1234abcd"), withForgotten(checked, "1234abce"), "a changed Forgotten digest"},
+		{"DigestsIntoForgotten", withDigests(base, "a"), withForgotten(base, "a"), "the Digests/Forgotten split counts"},
+		{"DigestsSplitForgotten", withDigests(base, "a", "b"), withForgotten(withDigests(base, "a"), "b"), "the Digests/Forgotten split counts"},
+		{"ForgottenMore", withForgotten(base, "a"), withForgotten(base, "a", "a"), "the number of Forgotten digests counts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if Of(tc.a) == Of(tc.b) {
@@ -77,7 +88,7 @@ func TestDigest(t *testing.T) {
 
 // FuzzDigest checks that two summaries share a digest exactly when they
 // are Equal. Each Covered and Digests comes from splitting a string at "|"
-// ("" for none), so that fuzzed IDs and digests can be empty, reordered and
+// ("" for none; Forgotten follows Digests after a "#"), so that fuzzed IDs and digests can be empty, reordered and
 // joined.
 func FuzzDigest(f *testing.F) {
 	f.Add("t", "m2", "m1|m2", "", "t", "m2", "m1|m2", "")
@@ -87,13 +98,23 @@ func FuzzDigest(f *testing.F) {
 	f.Add("t", "m2", "m1|m2", "0a1b2c3d|~4e5f6a7b", "t", "m2", "m1|m2", "")
 	f.Add("t", "m2", "m1|m2", "0a1b2c3d|~4e5f6a7b", "t", "m2", "m1|m2", "0a1b2c3d|4e5f6a7b")
 	f.Add("", "", "a|b", "", "", "", "a", "b")
+	f.Add("t", "m2", "m1|m2", "0a1b2c3d#1234abcd", "t", "m2", "m1|m2", "0a1b2c3d|1234abcd")
+	f.Add("t", "m2", "m1|m2", "#1234abcd", "t", "m2", "m1|m2", "1234abcd")
 	f.Fuzz(func(t *testing.T, text1, last1, cov1, dig1, text2, last2, cov2, dig2 string) {
-		a := recap.Summary{Text: text1, LastMessageID: last1, Covered: split(cov1), Digests: split(dig1)}
-		b := recap.Summary{Text: text2, LastMessageID: last2, Covered: split(cov2), Digests: split(dig2)}
+		a := recap.Summary{Text: text1, LastMessageID: last1, Covered: split(cov1)}
+		b := recap.Summary{Text: text2, LastMessageID: last2, Covered: split(cov2)}
+		a.Digests, a.Forgotten = splitForgotten(dig1)
+		b.Digests, b.Forgotten = splitForgotten(dig2)
 		if eq, same := a.Equal(b), Of(a) == Of(b); eq != same {
 			t.Errorf("Equal = %v but digests equal = %v for %+v and %+v", eq, same, a, b)
 		}
 	})
+}
+
+// splitForgotten splits s at its first "#" into Digests and Forgotten.
+func splitForgotten(s string) ([]string, []string) {
+	d, f, _ := strings.Cut(s, "#")
+	return split(d), split(f)
 }
 
 func split(s string) []string {
@@ -119,6 +140,10 @@ func TestPinned(t *testing.T) {
 			"2804cf9365944a27c307c7df00f1e3efeaa057134dd78ead87f551099522839f"},
 		{recap.Summary{Text: "text", LastMessageID: "m2", Covered: []string{"m1", "m2"}, Digests: []string{"0a1b2c3d", "~4e5f6a7b"}},
 			"04d925f284f480dd6c66237b48004706f0ccc4c6926b14c92de3094c5ffd00d7"},
+		{recap.Summary{Text: "text", LastMessageID: "m2", Covered: []string{"m1", "m2"}, Digests: []string{"0a1b2c3d", "~4e5f6a7b"}, Forgotten: []string{}},
+			"04d925f284f480dd6c66237b48004706f0ccc4c6926b14c92de3094c5ffd00d7"},
+		{recap.Summary{Text: "text", LastMessageID: "m2", Covered: []string{"m1", "m2"}, Digests: []string{"0a1b2c3d", "~4e5f6a7b"}, Forgotten: []string{"1234abcd"}},
+			"1a3008996ccbe6b911c498aeae161b2fce92b2c768950875a17fab72b152effe"},
 	} {
 		if got := Of(tc.sum); got != tc.want {
 			t.Errorf("Of(%+v) = %s, want %s", tc.sum, got, tc.want)

@@ -78,7 +78,7 @@ func TestNewRejectsBadTable(t *testing.T) {
 	}
 }
 
-// TestSaveRejectsInvalidUTF8: the covered and digests columns are JSON,
+// TestSaveRejectsInvalidUTF8: the covered, digests and forgotten columns are JSON,
 // which cannot hold invalid UTF-8, so Save says so, changes nothing, and
 // is not a conflict.
 func TestSaveRejectsInvalidUTF8(t *testing.T) {
@@ -99,6 +99,7 @@ func TestSaveRejectsInvalidUTF8(t *testing.T) {
 	}{
 		{"Covered", recap.Summary{Text: "t", LastMessageID: "m2", Covered: []string{"m1", "m2\xff"}, Digests: []string{"0a1b2c3d", "4e5f6a7b"}}, "covered ID 1"},
 		{"Digests", recap.Summary{Text: "t", LastMessageID: "m2", Covered: []string{"m1", "m2"}, Digests: []string{"0a1b2c3d", "\xed\xa0\x80"}}, "digest 1"},
+		{"Forgotten", recap.Summary{Text: "t", LastMessageID: "m2", Covered: []string{"m1", "m2"}, Forgotten: []string{"\xff"}}, "forgotten digest 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := st.Save(ctx, "c", sum, tc.next)
