@@ -111,7 +111,8 @@ const uiWithoutID = `no ID: an AI SDK UIMessage carries its own "id", made by ge
 	`recap derives IDs only for formats without them, such as OpenAI's`
 
 // index validates msgs and maps each ID to its position, deriving the IDs
-// of messages without one as ChainIDs does. A chat whose messages all
+// of messages without one as ChainIDs does, and checks that every tool
+// result follows its call (see checkPairs). A chat whose messages all
 // have IDs is not copied.
 func index(msgs []Message) (chat, error) {
 	if len(msgs) == 0 {
@@ -144,6 +145,9 @@ func index(msgs []Message) (chat, error) {
 		}
 		ch.ix[id] = i
 		prev = id
+	}
+	if err := checkPairs(msgs); err != nil {
+		return chat{}, err
 	}
 	return ch, nil
 }
