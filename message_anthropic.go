@@ -1,6 +1,7 @@
 package recap
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -432,10 +433,12 @@ func (p *Part) marshalAnthropic() ([]byte, error) {
 // one and it has Content only, as DecodeAnthropicSystem decodes a string,
 // else an array of text blocks (each message's Content, then its parts);
 // system is nil if there are none. Every other message is an element of
-// messages, written as its MarshalJSON writes a [FormatAnthropic] message;
-// a system message after the conversation started keeps the role
-// "system". Messages decoded by [DecodeAnthropic] come back as the same
-// JSON values. msgs is not modified.
+// messages, written as its MarshalJSON writes a [FormatAnthropic] message
+// (a message of another format from its modelled fields only, its Extra
+// left out); a system message after the conversation started keeps the
+// role "system". Both are compact JSON. Messages decoded by
+// [DecodeAnthropic] come back as the same JSON values, and byte for byte
+// from the second round trip on. msgs is not modified.
 func EncodeAnthropic(msgs []Message) (system, messages json.RawMessage, err error) {
 	n := 0
 	for n < len(msgs) && msgs[n].Role.pinned() {
@@ -457,14 +460,45 @@ func EncodeAnthropic(msgs []Message) (system, messages json.RawMessage, err erro
 	}
 	elems := make([][]byte, 0, len(msgs)-n)
 	for i, m := range msgs[n:] {
-		m.Format = FormatAnthropic
+		if m.Format != FormatAnthropic {
+			m = m.modelledOnly()
+		}
 		b, err := m.marshalAnthropic()
 		if err != nil {
 			return nil, nil, fmt.Errorf("recap: encode anthropic: message %d: %w", n+i, err)
 		}
 		elems = append(elems, b)
 	}
-	return system, joinArray(elems), nil
+	return compact(system), compact(joinArray(elems)), nil
+}
+
+// compact returns the JSON text b without insignificant white space, as
+// json.Marshal writes it.
+func compact(b []byte) json.RawMessage {
+	if b == nil || !hasInsignificantSpace(b) {
+		return b
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(b))
+	_ = json.Compact(&buf, b) // valid: checked by marshalObject
+	return buf.Bytes()
+}
+
+// modelledOnly returns m, a message of another format, as an Anthropic
+// message of its modelled fields: without the members of its format that
+// Extra keeps (an OpenAI tool call's "function", a UIMessage's metadata),
+// which have no meaning in Anthropic's.
+func (m Message) modelledOnly() Message {
+	m.Format, m.Extra = FormatAnthropic, nil
+	parts := make([]Part, len(m.Parts))
+	for i, p := range m.Parts {
+		p.Extra = nil
+		parts[i] = p
+	}
+	if m.Parts != nil {
+		m.Parts = parts
+	}
+	return m
 }
 
 // anthropicSign reports whether a content block holds what only an
