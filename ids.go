@@ -48,7 +48,9 @@ const ChainIDPrefix = "h-"
 // an edit before the boundary makes the summary stale.
 //
 // The encoding hashed is the message's MarshalJSON without its ID: role,
-// content, parts, format and every Extra member. A message that cannot be
+// content, parts, format and every Extra member. FormatAnthropic hashes as
+// FormatOpenAI: a message whose JSON is the same in both formats (a
+// string content, text blocks) has the same ID in both. A message that cannot be
 // encoded (its Input, Output or Extra hold invalid JSON) is hashed from its
 // role and [Message.Text] instead.
 func ChainIDs(msgs []Message) []Message {
@@ -68,7 +70,13 @@ func ChainIDs(msgs []Message) []Message {
 // message's own (see contentKey).
 func chainID(prev string, m Message) string {
 	own := sha256.New()
-	own.Write([]byte{byte(m.Format)})
+	f := m.Format
+	if f == FormatAnthropic {
+		// The same JSON as an OpenAI message (a string or text blocks),
+		// the same ID: a chat read in either format has the same IDs.
+		f = FormatOpenAI
+	}
+	own.Write([]byte{byte(f)})
 	if b, err := json.Marshal(m); err == nil {
 		own.Write(b)
 	} else {
