@@ -116,11 +116,15 @@ func (p *Part) marker() bool {
 // unknownText returns what a part of a type recap does not know counts:
 // its compact JSON, with the media it holds replaced by notes, and their
 // media types. A part whose JSON cannot be written (its Extra holds
-// invalid JSON) counts as its type and Text.
+// invalid JSON, as an adapter's private mark may) counts as its Text, or
+// its type if it has none.
 func (p *Part) unknownText() (string, []string) {
 	b, err := p.MarshalJSON()
 	if err != nil {
-		return strings.TrimSpace(p.Type + " " + p.Text), nil
+		if p.Text != "" {
+			return p.Text, nil
+		}
+		return p.Type, nil
 	}
 	return toolText(b, WireValue)
 }
