@@ -28,7 +28,9 @@ import (
 //     redacted_thinking or search_result block, a block type newer than
 //     recap), the compact JSON of the part ([Part.MarshalJSON]) with its
 //     media as attachments, as for a tool part: what the provider is sent
-//     is counted, never nothing.
+//     is counted, never nothing; but its Text only if its Extra holds a
+//     member whose name starts with a NUL byte, an adapter's private mark
+//     that says the adapter set Text to what the part costs.
 //
 // JSON is rendered compact, as providers serialize it, so a pretty-printed
 // and a compact copy of the same chat count the same. A message with a
@@ -70,6 +72,11 @@ func (m Message) text(media *[]string) string {
 				texts = append(texts, p.Text)
 			}
 		case p.marker():
+		case p.private():
+			// An adapter's own part: its Text is what it costs.
+			if p.Text != "" {
+				texts = append(texts, p.Text)
+			}
 		default:
 			s, types := p.unknownText()
 			if media != nil {
@@ -111,6 +118,20 @@ func (p *Part) marker() bool {
 		return true
 	}
 	return strings.HasPrefix(p.Type, "data-")
+}
+
+// private reports whether p carries an adapter's private member: an Extra
+// member whose name starts with a NUL byte, never a wire member (the
+// examples module's conversions mark the items and blocks they carry
+// whole so). Such a part counts its Text only: the adapter sets it to what
+// the item costs.
+func (p *Part) private() bool {
+	for k := range p.Extra {
+		if strings.HasPrefix(k, "\x00") {
+			return true
+		}
+	}
+	return false
 }
 
 // unknownText returns what a part of a type recap does not know counts:
