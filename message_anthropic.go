@@ -439,6 +439,12 @@ func (p *Part) marshalAnthropic() ([]byte, error) {
 // role "system". Both are compact JSON. Messages decoded by
 // [DecodeAnthropic] come back as the same JSON values, and byte for byte
 // from the second round trip on. msgs is not modified.
+//
+// Keep the default summary role (WithSummaryRole) for Anthropic chats: the
+// summary is then the last system block, which a client may mark with a
+// cache_control breakpoint and which is known again when it comes back as
+// a system block; a user-role summary is a user message before the
+// window's first, which the API joins to it.
 func EncodeAnthropic(msgs []Message) (system, messages json.RawMessage, err error) {
 	n := 0
 	for n < len(msgs) && msgs[n].Role.pinned() {

@@ -324,6 +324,7 @@ func TestAnthropicCompress(t *testing.T) {
 			system := `"You are terse."`
 			var messages []json.RawMessage
 			summarized := false
+			var prev Summary
 			for turn := 1; turn <= 12; turn++ {
 				q := fmt.Sprintf(`{"role":"user","content":"question %d one two three four five"}`, turn)
 				call := fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"looking %d"},{"type":"tool_use","id":"t%d","name":"search","input":{"q":"%d"}}]}`, turn, turn, turn)
@@ -335,9 +336,13 @@ func TestAnthropicCompress(t *testing.T) {
 					t.Fatal(err)
 				}
 				res, err := c.Compress(ctx, "c", msgs)
-				if err != nil || res.Err != nil {
-					t.Fatalf("turn %d: %v, %v", turn, err, res.Err)
+				if err != nil || res.Err != nil || res.Stale {
+					t.Fatalf("turn %d: %v, %v, stale %v", turn, err, res.Err, res.Stale)
 				}
+				if !isPrefix(prev.Covered, res.Summary.Covered) {
+					t.Fatalf("turn %d: the summary covers less: %v, then %v", turn, prev.Covered, res.Summary.Covered)
+				}
+				prev = res.Summary
 				sys, out, err := EncodeAnthropic(res.Payload)
 				if err != nil {
 					t.Fatal(err)

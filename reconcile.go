@@ -279,6 +279,12 @@ func isEcho(m Message, s Summary, hint string) bool {
 	case s.Text == "" || m.Role == RoleTool:
 		return false
 	case m.idless():
+		if m.Format == FormatAnthropic && m.Content == "" && len(m.Parts) == 1 && m.Parts[0].Type == PartText {
+			// A lone text block: EncodeAnthropic writes a system-role
+			// summary as a system block, which a client may give a
+			// cache_control.
+			return isSummaryText(m.Parts[0].Text, s, hint)
+		}
 		return len(m.Parts) == 0 && isSummaryText(m.Content, s, hint) // recap writes it as {"role","content"}
 	case len(m.ID) != len(SummaryIDPrefix)+len(s.LastMessageID) || !strings.HasPrefix(m.ID, SummaryIDPrefix) || m.ID[len(SummaryIDPrefix):] != s.LastMessageID:
 		return false
