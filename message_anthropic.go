@@ -288,6 +288,15 @@ func (p *Part) anthropicType() string {
 	return p.Type
 }
 
+// serverTool reports whether p is an Anthropic server tool's call or
+// result (server_tool_use, web_search_tool_result, ...): a tool part whose
+// block type is kept in Extra.
+func (p *Part) serverTool() bool {
+	_, ok := p.Extra["type"]
+	return ok && (p.Type == PartToolResult || p.Type == PartToolCall) && anthropicKind(p.anthropicType()) == p.Type &&
+		p.anthropicType() != anthropicToolUse && p.anthropicType() != anthropicToolResult
+}
+
 // anthropicMembers returns the modelled members of an Anthropic block of
 // part type kind, beside "type".
 func (p *Part) anthropicMembers(kind string) []member {

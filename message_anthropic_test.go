@@ -420,3 +420,48 @@ func FuzzAnthropicRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestAnthropicClearing: WithToolResultClearing clears tool_result blocks,
+// never a server tool's result (web_search_tool_result...), whose content
+// the API wants as it made it.
+func TestAnthropicClearing(t *testing.T) {
+	big := strings.Repeat("line of output ", 20)
+	var b strings.Builder
+	b.WriteString(`[`)
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&b, `{"role":"user","content":"question %d"},
+			{"role":"assistant","content":[{"type":"server_tool_use","id":"s%d","name":"web_search","input":{"query":"q"}},
+				{"type":"web_search_tool_result","tool_use_id":"s%d","content":[{"type":"web_search_result","url":"https://x","title":%q}]},
+				{"type":"tool_use","id":"t%d","name":"logs","input":{}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":%q}]},
+			{"role":"assistant","content":"ok"},`, i, i, i, big, i, i, big)
+	}
+	b.WriteString(`{"role":"user","content":"and now?"}]`)
+	msgs, err := DecodeAnthropic([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mustNew(t, &recorder{}, NewMemoryStore(), WithTriggerTokens(100000), WithToolResultClearing(1, 5))
+	res, err := c.Compress(context.Background(), "c", msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cleared) == 0 {
+		t.Fatal("nothing cleared")
+	}
+	for _, r := range res.Cleared {
+		if !strings.HasPrefix(r.CallID, "t") {
+			t.Errorf("cleared the result of %s, a server tool's", r.CallID)
+		}
+	}
+	_, out, err := EncodeAnthropic(res.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(out), `"type":"web_search_result"`); n != 8 {
+		t.Errorf("%d web search results in the payload, want 8: %s", n, out)
+	}
+	if !strings.Contains(string(out), `"content":"[recap: the output of logs (call t1`) {
+		t.Errorf("t1's result is not a placeholder: %s", out)
+	}
+}
