@@ -129,7 +129,8 @@ const (
 type Part struct {
 	// Type is "text", "reasoning", "tool-call", "tool-result", "file",
 	// "dynamic-tool", an AI SDK tool part "tool-<name>", an OpenAI block
-	// type such as "image_url", or any other type.
+	// type such as "image_url", an Anthropic "image" or "document", or any
+	// other type.
 	Type string
 	// Text is the text of a text, reasoning or refusal part.
 	Text string
@@ -191,18 +192,25 @@ func (p *Part) toolName() string {
 	return p.Type[len("tool-"):]
 }
 
-// Message is one chat message, in one of three JSON formats (see [Format]):
+// Message is one chat message, in one of four JSON formats (see [Format]):
 //
 //   - FormatPlain, {"id","role","content"} (and "parts" if set): recap's
 //     own form, the zero value.
 //   - FormatUI, a Vercel AI SDK UIMessage {"id","role","parts"}.
 //   - FormatOpenAI, an OpenAI Chat Completions message.
+//   - FormatAnthropic, an Anthropic Messages API message (see
+//     [DecodeAnthropicMessage] for its mapping).
 //
 // UnmarshalJSON picks the format from the input: a "parts" member makes it
 // FormatUI; otherwise any OpenAI-only feature ("tool_calls",
-// "tool_call_id", "function_call", "name", "refusal", "audio", a content
-// array, the role "developer") or the lack of an "id" member makes it
-// FormatOpenAI; anything else is FormatPlain. MarshalJSON writes the
+// "tool_call_id", "function_call", "name", "refusal", "audio") makes it
+// FormatOpenAI; a content array with a block only Anthropic has (a
+// tool_use, tool_result, thinking, redacted_thinking or server tool block,
+// an image or document with a "source") makes it FormatAnthropic; another
+// content array, the role "developer" or the lack of an "id" member makes
+// it FormatOpenAI; anything else is FormatPlain. A message whose JSON is
+// the same in the OpenAI and Anthropic formats ({"role","content"}) reads
+// as OpenAI's; [DecodeAnthropic] reads a whole chat as Anthropic's. MarshalJSON writes the
 // message back in its Format from the modelled fields, so changes to
 // Content or Parts show, and a decoded message that was not changed encodes
 // to the same JSON value it came from (members may be reordered). Members
