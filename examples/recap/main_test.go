@@ -373,7 +373,7 @@ func TestBadChats(t *testing.T) {
 			[]string{"plan", "compress"}}, // simulate names the turn whose replay found it
 		{"AnthropicOrphan", "a tool_result whose tool_use is not in the chat is named, not sent",
 			`[{"role":"user","content":"q"},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t9","content":"r"}]}]`,
-			nil, `invalid message 1 (id "h-77617249f214.c8fc4bfa"): a tool result for call "t9", whose tool call (tool_use) is not before it in the chat: send the history from the message that made the call`,
+			nil, `invalid message 1 (id "h-c3890b9bc7d4.edc3491f"): a tool result for call "t9", whose tool call (tool_use) is not before it in the chat: send the history from the message that made the call`,
 			[]string{"plan", "compress"}},
 		{"OpenAIOrphan", "an OpenAI tool message whose call is not in the chat is named",
 			`[{"role":"user","content":"q"},{"role":"tool","tool_call_id":"c9","content":"r"}]`,
