@@ -21,6 +21,7 @@ type Compressor struct {
 	counts     *countCache // token counts of the messages seen, bounded
 	flights    flights     // summarizations in progress, by chat
 	backoffs   backoffs    // chats whose summarizations failed in a row
+	branches   branches    // summaries replaced lately, by chat
 	tasks      tasks       // background summarizations pending or running, by chat
 	piece      int         // the least tokens a message is given in a chunk (see piece)
 	recalls    *indexCache // the indexes of the chats Recall searched, bounded
@@ -82,7 +83,11 @@ type Result struct {
 	// holds for the chat (also after an absorbed failure, and after a
 	// failed summarization of another call that saved part of its
 	// backlog), or the zero Summary when there is none, the stored one is
-	// stale, or the chat is Older than it.
+	// stale, or the chat is Older than it. For a history that makes the
+	// stored summary stale but that a summary the Compressor replaced
+	// lately still stands for (another branch of the chat, sent
+	// alternately with the stored one's), it is that summary, and a
+	// summarization builds on it.
 	Summary Summary
 	// Summarized reports whether this call made and saved a new summary.
 	// After a backlog folded in chunks it may cover only part of the
@@ -203,6 +208,9 @@ func (c *Compressor) settle(ctx context.Context, chatID string, ch chat, mayDefe
 		if p, err = c.plan(ch, prev); err != nil {
 			return Result{}, Plan{}, err
 		}
+		if p.Stale {
+			p = c.planBranch(chatID, ch, p)
+		}
 		res = Result{Payload: p.assemble(p.SummaryMessage, p.Summarize), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older, Cleared: p.Cleared}
 		if !p.Trigger {
 			break
@@ -268,6 +276,18 @@ func (c *Compressor) settle(ctx context.Context, chatID string, ch chat, mayDefe
 		c.log(ctx, slog.LevelWarn, "summarizer failure absorbed", chatID, "err", res.Err, "fallback", res.Fallback)
 	}
 	return res, p, nil
+}
+
+// planBranch returns the plan of ch against a summary of chatID that a
+// save replaced lately and that stands for ch's history as it is (see
+// branches), or p, ch's stale plan, when none does.
+func (c *Compressor) planBranch(chatID string, ch chat, p Plan) Plan {
+	for _, s := range c.branches.recent(chatID) {
+		if q, err := c.plan(ch, s.clone()); err == nil && !q.Stale && !q.Older && !q.Summary.IsZero() {
+			return q
+		}
+	}
+	return p
 }
 
 // schedule hands a background summarization of ch to the scheduler of

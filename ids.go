@@ -224,42 +224,68 @@ const ContextMark = "~"
 // metadata, has the same digest, and one whose text was edited has
 // another.
 func Digest(m Message) string {
-	h := sha256.New()
+	var d digester
+	return d.digest(m)
+}
+
+// A digester computes digests, reusing its buffers from one message to
+// the next.
+type digester struct {
+	buf     []byte       // what the SHA-256 is of
+	compact bytes.Buffer // a JSON value made compact
+	keys    []string
+}
+
+// digest returns Digest(m).
+func (d *digester) digest(m Message) string {
+	sum := d.sum(m)
+	return hex.EncodeToString(sum[:4])
+}
+
+// is reports whether Digest(m) is digest, without making a string of it.
+func (d *digester) is(m Message, digest string) bool {
+	sum := d.sum(m)
+	var h [8]byte
+	hex.Encode(h[:], sum[:4])
+	return string(h[:]) == digest
+}
+
+// sum returns the SHA-256 that Digest(m) is the start of.
+func (d *digester) sum(m Message) [sha256.Size]byte {
+	b := d.buf[:0]
 	field := func(s string) {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+		b = append(append(b, s...), 0)
 	}
-	raw := func(b json.RawMessage) {
-		var buf bytes.Buffer
-		if json.Compact(&buf, b) == nil {
-			b = buf.Bytes()
+	raw := func(v json.RawMessage) {
+		d.compact.Reset()
+		if len(v) > 0 && json.Compact(&d.compact, v) == nil {
+			v = d.compact.Bytes()
 		}
-		h.Write(b)
-		h.Write([]byte{0})
+		b = append(append(b, v...), 0)
 	}
 	field(string(m.Role))
 	field(m.Content)
 	field(m.Refusal)
 	for i := range m.Parts {
 		p := &m.Parts[i]
-		h.Write([]byte{1})
-		for _, s := range []string{p.Type, p.Text, p.ToolName, p.ToolCallID, p.ErrorText, p.MediaType, p.Filename, p.URL} {
+		b = append(b, 1)
+		for _, s := range [...]string{p.Type, p.Text, p.ToolName, p.ToolCallID, p.ErrorText, p.MediaType, p.Filename, p.URL} {
 			field(s)
 		}
 		raw(p.Input)
 		raw(p.Output)
 		if !p.IsTool() && !p.IsFile() && p.Type != PartText && p.Type != PartReasoning && len(p.Extra) > 0 {
-			keys := make([]string, 0, len(p.Extra))
+			d.keys = d.keys[:0]
 			for k := range p.Extra {
-				keys = append(keys, k)
+				d.keys = append(d.keys, k)
 			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			sort.Strings(d.keys)
+			for _, k := range d.keys {
 				field(k)
 				raw(p.Extra[k])
 			}
 		}
 	}
-	sum := h.Sum(nil)
-	return hex.EncodeToString(sum[:4])
+	d.buf = b
+	return sha256.Sum256(b)
 }

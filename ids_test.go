@@ -484,3 +484,31 @@ func TestOlderSnapshotWithoutIDs(t *testing.T) {
 		t.Errorf("the retry changed the stored summary from %+v to %+v", stored, after)
 	}
 }
+
+// TestDigestStable pins Digest's values: stores keep them (Summary.Digests),
+// so a change would make every stored summary look edited and be folded
+// again.
+func TestDigestStable(t *testing.T) {
+	tests := []struct {
+		m    Message
+		want string
+	}{
+		{Message{Role: RoleUser, Content: "hello"}, "3db2f56c"},
+		{Message{Role: RoleAssistant, Refusal: "no", Parts: []Part{{Type: PartToolCall, ToolCallID: "c1", ToolName: "f", Input: []byte(`{ "a" : 1 }`)}}}, "dd422f4d"},
+		{Message{Role: RoleTool, Parts: []Part{{Type: PartToolResult, ToolCallID: "c1", Output: []byte(`"x"`)}}}, "8dccaa2a"},
+		{Message{Role: RoleUser, Parts: []Part{{Type: "custom", Text: "t", Extra: map[string]json.RawMessage{"b": json.RawMessage(`[1, 2]`), "a": json.RawMessage(`{"z": 1}`)}}}}, "e093d788"},
+		{Message{Role: RoleUser, Parts: []Part{{Type: PartText, Text: "x"}, {Type: "file", MediaType: "image/png", URL: "data:..."}}}, "fb68afff"},
+	}
+	var d digester
+	for i, tt := range tests {
+		if got := Digest(tt.m); got != tt.want {
+			t.Errorf("%d: Digest = %s, want %s", i, got, tt.want)
+		}
+		if got := d.digest(tt.m); got != tt.want { // its buffers reused
+			t.Errorf("%d: digester.digest = %s, want %s", i, got, tt.want)
+		}
+		if !d.is(tt.m, tt.want) || d.is(tt.m, "0"+tt.want[1:]) {
+			t.Errorf("%d: digester.is does not tell %s from another", i, tt.want)
+		}
+	}
+}

@@ -76,6 +76,54 @@ func edited(chat []Message, k, gen int) []Message {
 	return out
 }
 
+// changeAt changes chat at or after message k of its first end messages,
+// as a chat app does, and returns the chat and the ID of a message it
+// deleted, or "": kind 0 gives the messages from k on new IDs (and new
+// texts), as when a user edits message k and the app starts a branch;
+// kind 1 edits a message's text in place (same ID); kind 2 deletes a
+// message; kind 3 inserts a user message before it. Deletions and
+// insertions keep tool calls beside their results (the message changed is
+// the first from k on that neither is nor precedes a tool result); when
+// there is none, message k is edited as kind 0. A deletion leaves the
+// first message after the pinned prompt (a history without its first
+// messages is a client that trims its front, not a deletion) and never
+// deletes a system message (one before a user message is per-request
+// context, which may be missing later).
+func changeAt(chat []Message, k, end, kind, gen int) ([]Message, string) {
+	k %= end
+	if kind == 0 {
+		return edited(chat, k, gen), ""
+	}
+	lead := 0 // the leading system messages: pinned, never covered
+	for lead < len(chat) && chat[lead].Role == RoleSystem {
+		lead++
+	}
+	if kind == 2 {
+		k = max(k, lead+1) // a deletion is a gap after a message that stays (see Summary.Digests)
+	}
+	at := -1
+	for i := k; i < end && at < 0; i++ {
+		if chat[i].Role != RoleTool && (i+1 >= len(chat) || chat[i+1].Role != RoleTool) && (kind != 1 || chat[i].Content != "") && (kind != 2 || chat[i].Role != RoleSystem) {
+			at = i
+		}
+	}
+	if at < 0 {
+		return edited(chat, k, gen), ""
+	}
+	out := append([]Message(nil), chat...)
+	switch kind {
+	case 1:
+		m := out[at].clone()
+		m.Content += fmt.Sprintf(" changed%d", gen)
+		out[at] = m
+		return out, ""
+	case 2:
+		return append(out[:at], out[at+1:]...), chat[at].ID
+	}
+	ins := Message{ID: fmt.Sprintf("ins%d", gen), Role: RoleUser, Content: fmt.Sprintf("inserted%d w w", gen)}
+	return append(out[:at], append([]Message{ins}, out[at:]...)...), ""
+}
+
 // orphanResult returns the ID of the first message of payload with a tool
 // result whose call is not before it, or "".
 func orphanResult(payload []Message) string {
@@ -311,6 +359,7 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 	var history []sent // since the last edit
 	end, gen := 0, 0
 	savedGen := 0                           // the edit generation of the chat when the stored summary was saved
+	deleted := map[string]bool{}            // the IDs of messages deleted from the chat
 	summaries := map[string]bool{"": false} // every summary text stored so far
 	for step, op := range seq {
 		if step > 24 {
@@ -321,9 +370,14 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		case op%4 == 2 && len(history) > 0: // a delayed retry of an earlier request
 			old := history[int(op>>2)%len(history)]
 			req, twinReq = old.msgs, old.twin
-		case op%4 == 3 && end > 1: // an edit of message k
+		case op%4 == 3 && end > 1: // an edit, deletion or insertion at message k
 			gen++
-			truth = edited(truth, int(op>>2)%end, gen)
+			var gone string
+			truth, gone = changeAt(truth, int(op>>4), end, int(op>>2&3), gen)
+			if gone != "" {
+				deleted[gone] = true
+			}
+			end = min(end, len(truth))
 			history = nil
 			fallthrough
 		default:
@@ -412,19 +466,37 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		for _, m := range res.Dropped {
 			count[m.ID]++
 		}
-		covered := map[string]bool{}
-		for _, id := range res.Summary.Covered {
-			covered[id] = true
-			if k := contentKey(id); k != "" {
-				covered[k] = true // IDs of ChainIDs change after an echo; their content keys do not
+		// Covered is the truth: a message is covered when the summary in
+		// force lists its ID with the digest of what it says now (an echo,
+		// a placeholder or a summary saved without digests aside).
+		covered := map[string]string{}
+		for i, id := range res.Summary.Covered {
+			d := "*"
+			if res.Summary.checked() && res.Summary.Digests[i] != "" {
+				d = strings.TrimPrefix(res.Summary.Digests[i], ContextMark)
 			}
+			covered[id] = d
+			if k := contentKey(id); k != "" {
+				covered[k] = d // IDs of ChainIDs change after an echo; their content keys do not
+			}
+			if deleted[id] {
+				t.Fatalf("step %d (op %d): the summary in force covers %s, deleted from the chat: %v", step, op%4, id, res.Summary.Covered)
+			}
+		}
+		isCovered := func(m Message) bool {
+			for _, key := range []string{m.ID, messageKey(m)} {
+				if d, ok := covered[key]; ok && (d == "*" || d == Digest(m) || hasPlaceholder(m)) {
+					return true
+				}
+			}
+			return false
 		}
 		for _, m := range req {
 			switch n := count[m.ID]; {
 			case n > 1:
 				t.Fatalf("step %d: message %s is %d times in payload and dropped", step, m.ID, n)
-			case n == 0 && !covered[m.ID] && !covered[messageKey(m)] && !strings.HasPrefix(m.ID, SummaryIDPrefix) && !summaries[m.Text()]:
-				t.Fatalf("step %d (op %d): message %s of %v is lost: not in the payload %v, not dropped, not covered by %v", step, op%4, m.ID, ids(req), ids(res.Payload), res.Summary.Covered)
+			case n == 0 && !isCovered(m) && !strings.HasPrefix(m.ID, SummaryIDPrefix) && !summaries[m.Text()]:
+				t.Fatalf("step %d (op %d): message %s of %v is lost: not in the payload %v, not dropped, not covered by %v %v", step, op%4, m.ID, ids(req), ids(res.Payload), res.Summary.Covered, res.Summary.Digests)
 			}
 		}
 		if !endsWithTurn(res.Payload, p.Turn, res.Dropped) {

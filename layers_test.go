@@ -36,7 +36,7 @@ var layers = map[string]int{
 	"budget.go": 4,
 	// 5. summarize: chunks, the prompt, the check, flights, leases.
 	"summarize.go": 5, "chunk.go": 5, "prompt.go": 5, "check.go": 5, "flight.go": 5, "lease.go": 5,
-	"backoff.go": 5,
+	"backoff.go": 5, "branches.go": 5,
 	// 6. save: the Store.
 	"store.go": 6,
 	// 7. after a request: recall, calibration from reported usage.
@@ -44,7 +44,7 @@ var layers = map[string]int{
 	"calibrate.go": 7,
 	// 8. the orchestrator: Compress and its Compressor, which call every
 	// step in turn.
-	"compressor.go": 8,
+	"compressor.go": 8, "forget.go": 8,
 }
 
 // orchestrators call into every step.

@@ -21,6 +21,7 @@ func TestPurity(t *testing.T) {
 		"crypto/sha256": true, "encoding/hex": true, "io": true, // RenderPrompt's delimiters
 		"runtime/debug":                   true, // the stack of a recovered Summarizer panic
 		"slices":                          true,
+		"container/list":                  true, // the branches' LRU
 		"math/rand":                       true, // lease holders: the runtime's source, seeded at start, no I/O
 		"math/bits":                       true, // the rank tables' hash
 		"embed":                           true, // the rank tables, generated and read in place

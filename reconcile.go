@@ -158,6 +158,7 @@ func (q request) changed() bool {
 		pos[id] = i
 	}
 	last := -1 // the position in Covered of the last covered message met
+	var dg digester
 	for _, m := range q.msgs[:b+1] {
 		j, ok := pos[m.ID]
 		if k, echo := pos[strings.TrimPrefix(m.ID, SummaryIDPrefix)]; !ok && echo && strings.HasPrefix(m.ID, SummaryIDPrefix) {
@@ -175,7 +176,7 @@ func (q request) changed() bool {
 				return true // deleted (a derived ID's message may have another chain now: walked by content)
 			}
 		}
-		if d := strings.TrimPrefix(q.s.Digests[j], ContextMark); d != "" && !hasPlaceholder(m) && d != Digest(m) {
+		if d := strings.TrimPrefix(q.s.Digests[j], ContextMark); d != "" && !hasPlaceholder(m) && !dg.is(m, d) {
 			return true // edited
 		}
 		last = max(last, j) // a compacted turn's request comes again after its summary
@@ -273,11 +274,15 @@ func coversID(covered []string, id string) bool {
 // isEcho reports whether m is an echo of the summary message of s: its
 // text is s.Text, with or without hint (see summaryMessageText), and its ID is
 // the one recap gave it (or m comes from a format without IDs, where its
-// ID was derived or made up by the caller).
+// ID was derived or made up by the caller); or its text is that of a
+// summary Forget withdrew (see Summary.Forgotten), with a summary's ID or
+// none.
 func isEcho(m Message, s Summary, hint string) bool {
 	switch {
 	case s.Text == "" || m.Role == RoleTool:
 		return false
+	case len(s.Forgotten) > 0 && (m.idless() || strings.HasPrefix(m.ID, SummaryIDPrefix)) && s.forgets(m.Text(), hint):
+		return true // a summary that Forget withdrew: never history
 	case m.idless():
 		if m.Format == FormatAnthropic && m.Content == "" && len(m.Parts) == 1 && m.Parts[0].Type == PartText {
 			// A lone text block: EncodeAnthropic writes a system-role

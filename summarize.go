@@ -164,7 +164,7 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 			out.err = err // the main Summarizer's failure; the fallback stood in
 		}
 		ids, digests := covered.add(rest[:n])
-		next := Summary{Text: text, LastMessageID: rest[n-1].ID, Covered: ids, Digests: digests}
+		next := Summary{Text: text, LastMessageID: rest[n-1].ID, Covered: ids, Digests: digests, Forgotten: stored.Forgotten}
 		err = c.store.Save(ctx, chatID, stored, next)
 		switch {
 		case err == nil:
@@ -174,6 +174,9 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 			return outcome{retry: true}, nil
 		default:
 			return absorb(fmt.Errorf("recap: save summary of chat %q: %w", chatID, err))
+		}
+		if !out.saved {
+			c.branches.remember(chatID, prev) // it may stand again (see branches)
 		}
 		stored, out.summary, out.saved = next, next, true
 		rest, counts, cuts = rest[n:], counts[n:], cuts[n:]

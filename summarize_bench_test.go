@@ -201,3 +201,33 @@ func TestCountCacheBounded(t *testing.T) {
 		t.Fatalf("cache holds %d entries, want at most %d", n, 2*countCacheSize)
 	}
 }
+
+// BenchmarkCompressSummarized measures a later turn of a 2,000-message
+// chat whose stored summary covers all but its last messages (with
+// Digests): each call checks every covered message present against its
+// digest (see Summary.Digests) before it plans.
+func BenchmarkCompressSummarized(b *testing.B) {
+	chat := longChat(b, 2000, true)
+	ctx := context.Background()
+	tc, _ := tokens.NewTiktoken(tokens.O200kBase)
+	st := NewMemoryStore()
+	c, _ := New(SummarizerFunc(noSummary), st, WithTriggerTokens(100_000), WithTokenCounter(tc))
+	n := len(chat) - 5
+	sum := Summary{Text: "what the chat said", LastMessageID: chat[n-1].ID}
+	for _, m := range chat[1:n] {
+		sum.Covered, sum.Digests = append(sum.Covered, m.ID), append(sum.Digests, Digest(m))
+	}
+	if err := st.Save(ctx, "c", Summary{}, sum); err != nil {
+		b.Fatal(err)
+	}
+	turn := append(append([]Message(nil), chat...), Message{})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		turn[len(turn)-1] = Message{ID: fmt.Sprintf("new-%d", i), Role: RoleUser, Content: fmt.Sprintf("follow-up question number %d", i)}
+		res, err := c.Compress(ctx, "c", turn)
+		if err != nil || res.Err != nil || res.Stale || res.Summary.IsZero() {
+			b.Fatal(err, res.Err, res.Stale)
+		}
+	}
+}

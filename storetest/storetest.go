@@ -181,9 +181,9 @@ func mustRelease(t *testing.T, l recap.Leaser, chat, holder string) {
 }
 
 var (
-	first  = recap.Summary{Text: "The user planned a trip to Paris.", LastMessageID: "m4", Covered: ids(1, 4)}
-	second = recap.Summary{Text: "The user planned a trip to Paris, then Rome.", LastMessageID: "m8", Covered: ids(1, 8)}
-	third  = recap.Summary{Text: "Paris, Rome, and a booked train.", LastMessageID: "m12", Covered: ids(1, 12)}
+	first  = recap.Summary{Text: "The user planned a trip to Paris.", LastMessageID: "m4", Covered: ids(1, 4), Digests: digests(1, 4)}
+	second = recap.Summary{Text: "The user planned a trip to Paris, then Rome.", LastMessageID: "m8", Covered: ids(1, 8), Digests: digests(1, 8)}
+	third  = recap.Summary{Text: "Paris, Rome, and a booked train.", LastMessageID: "m12", Covered: ids(1, 12), Digests: digests(1, 12)}
 )
 
 // ids returns "m<from>" to "m<to>".
@@ -195,9 +195,31 @@ func ids(from, to int) []string {
 	return out
 }
 
+// digests returns the stand-ins for the [recap.Digest] of messages from
+// to to, parallel to ids(from, to): 8 hex digits each, with
+// [recap.ContextMark] before the second's, as recap marks per-request
+// context.
+func digests(from, to int) []string {
+	var out []string
+	for i := from; i <= to; i++ {
+		d := fmt.Sprintf("%08x", uint32(i)*2654435761)
+		if i == 2 {
+			d = recap.ContextMark + d
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // withCovered returns s with Covered replaced by covered.
 func withCovered(s recap.Summary, covered ...string) recap.Summary {
 	s.Covered = covered
+	return s
+}
+
+// withDigests returns s with Digests replaced by d.
+func withDigests(s recap.Summary, d ...string) recap.Summary {
+	s.Digests = d
 	return s
 }
 
@@ -265,10 +287,49 @@ var cases = []struct {
 		mustSave(t, st, "odd", odd, withCovered(first))
 		mustLoad(t, st, "odd", withCovered(first))
 	}},
+	{"ConflictComparesDigests", func(t *testing.T, st recap.Store) {
+		// Only Digests differ from what is stored, so a Store that does
+		// not keep them, or leaves them out of its comparison, fails here.
+		mustSave(t, st, "c1", recap.Summary{}, first)
+		d := first.Digests
+		wantConflict(t, st, "c1", withDigests(first), second)                                                  // no Digests
+		wantConflict(t, st, "c1", withDigests(first, d[:3]...), second)                                        // one digest fewer
+		wantConflict(t, st, "c1", withDigests(first, append(d[:3:3], "ffffffff")...), second)                  // one digest other
+		wantConflict(t, st, "c1", withDigests(first, append(d[:4:4], "")...), second)                          // an empty digest more
+		wantConflict(t, st, "c1", withDigests(first, d[0], d[1][len(recap.ContextMark):], d[2], d[3]), second) // no context mark
+		wantConflict(t, st, "c1", withDigests(first, d[1], d[0], d[2], d[3]), second)                          // reordered
+		mustLoad(t, st, "c1", first)
+		// A summary stored without Digests (saved before recap had them)
+		// is not one with them.
+		mustSave(t, st, "c2", recap.Summary{}, withDigests(first))
+		wantConflict(t, st, "c2", first, second)
+		mustSave(t, st, "c2", withDigests(first), second)
+		mustLoad(t, st, "c2", second)
+	}},
+	{"DigestsRoundTrip", func(t *testing.T, st recap.Store) {
+		odd := recap.Summary{Text: "odd digests", LastMessageID: "m5", Covered: ids(1, 5), Digests: []string{
+			"", recap.ContextMark + "0a1b2c3d", "a,b", `"q"`, "ünï/中",
+		}}
+		short := withDigests(first, first.Digests[:2]...) // not as long as Covered: kept as it is
+		many := recap.Summary{Text: "many", LastMessageID: "m10000", Covered: ids(1, 10000), Digests: digests(1, 10000)}
+		for _, s := range []struct {
+			chat string
+			sum  recap.Summary
+		}{{"odd", odd}, {"short", short}, {"many", many}} {
+			mustSave(t, st, s.chat, recap.Summary{}, s.sum)
+			mustLoad(t, st, s.chat, s.sum)
+		}
+		mustSave(t, st, "odd", odd, withDigests(odd)) // Digests removed
+		mustLoad(t, st, "odd", withDigests(odd))
+		mustSave(t, st, "odd", withDigests(odd), odd) // and back
+		mustLoad(t, st, "odd", odd)
+	}},
 	{"NoSharedMemory", func(t *testing.T, st recap.Store) {
-		s := recap.Summary{Text: first.Text, LastMessageID: first.LastMessageID, Covered: append([]string(nil), first.Covered...)}
+		s := recap.Summary{Text: first.Text, LastMessageID: first.LastMessageID,
+			Covered: append([]string(nil), first.Covered...), Digests: append([]string(nil), first.Digests...)}
 		mustSave(t, st, "c1", recap.Summary{}, s)
 		s.Covered[0] = "changed by the caller after Save"
+		s.Digests[0] = "changed by the caller after Save"
 		mustLoad(t, st, "c1", first)
 		got, err := st.Load(context.Background(), "c1")
 		if err != nil {
@@ -276,6 +337,9 @@ var cases = []struct {
 		}
 		if len(got.Covered) > 0 {
 			got.Covered[0] = "changed by the caller after Load"
+		}
+		if len(got.Digests) > 0 {
+			got.Digests[0] = "changed by the caller after Load"
 		}
 		mustLoad(t, st, "c1", first)
 	}},
@@ -405,6 +469,9 @@ func abbrev(s recap.Summary) recap.Summary {
 	}
 	if len(s.Covered) > 8 {
 		s.Covered = append(s.Covered[:4:4], fmt.Sprintf("...(%d IDs)", len(s.Covered)))
+	}
+	if len(s.Digests) > 8 {
+		s.Digests = append(s.Digests[:4:4], fmt.Sprintf("...(%d digests)", len(s.Digests)))
 	}
 	return s
 }

@@ -104,6 +104,44 @@ func (s *sharesCovered) Save(ctx context.Context, chat string, prev, next recap.
 	return nil
 }
 
+// dropsDigests keeps and compares Text, LastMessageID and Covered, but not
+// Digests, as a store written before Summary.Digests would.
+type dropsDigests struct{ *recap.MemoryStore }
+
+func (s dropsDigests) Save(ctx context.Context, chat string, prev, next recap.Summary) error {
+	prev.Digests, next.Digests = nil, nil
+	return s.MemoryStore.Save(ctx, chat, prev, next)
+}
+
+// digestsOutOfCAS keeps Digests but leaves them out of its
+// compare-and-swap.
+type digestsOutOfCAS struct{ *recap.MemoryStore }
+
+func (s digestsOutOfCAS) Save(ctx context.Context, chat string, prev, next recap.Summary) error {
+	cur, err := s.MemoryStore.Load(ctx, chat)
+	if err != nil {
+		return err
+	}
+	if prev.Digests = cur.Digests; !cur.Equal(prev) {
+		return recap.ErrConflict
+	}
+	return s.MemoryStore.Save(ctx, chat, cur, next)
+}
+
+// sharesDigests copies Covered but keeps the caller's Digests slice.
+type sharesDigests struct{ sharesCovered }
+
+func (s *sharesDigests) Save(ctx context.Context, chat string, prev, next recap.Summary) error {
+	next.Covered = append([]string(nil), next.Covered...)
+	return s.sharesCovered.Save(ctx, chat, prev, next)
+}
+
+func (s *sharesDigests) Load(ctx context.Context, chat string) (recap.Summary, error) {
+	sum, err := s.sharesCovered.Load(ctx, chat)
+	sum.Covered = append([]string(nil), sum.Covered...)
+	return sum, err
+}
+
 // neverExpires keeps a lease until it is released, whatever its TTL.
 type neverExpires struct{ *recap.MemoryStore }
 
@@ -157,6 +195,9 @@ var brokenStores = map[string]struct {
 	"ignoresContext":      {func() recap.Store { return &ignoresContext{} }, "CanceledContext"},
 	"textAndBoundaryOnly": {func() recap.Store { return textAndBoundaryOnly{recap.NewMemoryStore()} }, "ConflictComparesCovered"},
 	"sharesCovered":       {func() recap.Store { return &sharesCovered{} }, "NoSharedMemory"},
+	"dropsDigests":        {func() recap.Store { return dropsDigests{recap.NewMemoryStore()} }, "DigestsRoundTrip"},
+	"digestsOutOfCAS":     {func() recap.Store { return digestsOutOfCAS{recap.NewMemoryStore()} }, "ConflictComparesDigests"},
+	"sharesDigests":       {func() recap.Store { return &sharesDigests{} }, "NoSharedMemory"},
 	"neverExpires":        {func() recap.Store { return neverExpires{recap.NewMemoryStore()} }, "LeaseExpires"},
 	"releasesAnyone":      {func() recap.Store { return &releasesAnyone{MemoryStore: recap.NewMemoryStore()} }, "LeaseRelease"},
 	"noExtension":         {func() recap.Store { return noExtension{recap.NewMemoryStore()} }, "LeaseAcquire"},

@@ -23,7 +23,12 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 
 // A fileStore is a recap.Store in a JSON file, for the CLI:
 //
-//	{"version": 1, "chats": {"CHAT ID": {"text": ..., "lastMessageId": ..., "covered": [...]}}}
+//	{"version": 1, "chats": {"CHAT ID": {"text": ..., "lastMessageId": ..., "covered": [...], "digests": [...]}}}
+//
+// A chat's value is the JSON of recap.Summary. A file written before
+// Summary.Digests existed has no "digests": its summaries load without
+// them and gain them at their next save, so the format's version is still
+// 1.
 //
 // A Save reads the file, compares the chat's stored summary with prev, and
 // replaces the file by a new one written beside it (rename is atomic), so

@@ -52,6 +52,40 @@ func TestFileStoreAcrossRuns(t *testing.T) {
 	}
 }
 
+// A file written before Summary.Digests existed loads, without Digests,
+// and its summaries can be replaced by ones with Digests.
+func TestFileStoreWithoutDigests(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chats.json")
+	old := `{"version": 1, "chats": {"c": {"text": "s", "lastMessageId": "m2", "covered": ["m1", "m2"]}}}`
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s, err := openFileStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := recap.Summary{Text: "s", LastMessageID: "m2", Covered: []string{"m1", "m2"}}
+	got, err := s.Load(ctx, "c")
+	if err != nil || !got.Equal(want) || got.Digests != nil {
+		t.Fatalf("Load = %#v, %v; want %#v", got, err, want)
+	}
+	next := recap.Summary{Text: "s2", LastMessageID: "m3", Covered: []string{"m1", "m2", "m3"}, Digests: []string{"0a1b2c3d", "~4e5f6a7b", "8c9d0e1f"}}
+	if err := s.Save(ctx, "c", got, next); err != nil {
+		t.Fatalf("Save over a summary without Digests: %v", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"digests": [`) {
+		t.Errorf("the file lacks the digests:\n%s", data)
+	}
+	if got, err := s.Load(ctx, "c"); err != nil || !got.Equal(next) {
+		t.Fatalf("Load = %+v, %v; want %+v", got, err, next)
+	}
+}
+
 func TestFileStoreRefuses(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {

@@ -16,10 +16,21 @@
 // [WithKeyPrefix] says otherwise; see [Store.Key]), with two fields:
 //
 //   - summary: the [recap.Summary] as JSON,
-//     {"text":"…","lastMessageId":"m2","covered":["m1","m2"]};
+//     {"text":"…","lastMessageId":"m2","covered":["m1","m2"],"digests":["0a1b2c3d","~4e5f6a7b"]},
+//     without "digests" when the summary has none;
 //   - digest: the hex SHA-256 of a length-prefixed encoding of the text,
-//     the boundary, the number of covered IDs and each ID (the digest of
-//     examples/sqlstore).
+//     the boundary, the number of covered IDs and each ID, and, if there
+//     are any, the number of [recap.Summary.Digests] and each digest (the
+//     digest of examples/sqlstore).
+//
+// A hash written by the redisstore before Summary.Digests has no
+// "digests", and its digest is the one a summary without Digests has now:
+// it loads with no Digests, a Save with it as prev succeeds, and nothing
+// needs migrating. The older redisstore still reads the hashes of
+// summaries without Digests, but a summary saved with Digests (recap gives
+// every summary Digests at its next save) is to it an error for Load and a
+// conflict for Save, never overwritten: during a rolling upgrade, the old
+// processes fail on the chats that the new ones have saved.
 //
 // A chat without a summary has no key. Chat IDs go into keys verbatim, not
 // hashed: Redis keys are binary-safe, so every Go string makes a key; the
@@ -37,9 +48,10 @@
 // the digest against the summary field and reports a value that does not
 // match it (written by something else) as an error.
 //
-// JSON cannot hold invalid UTF-8: Save rejects a text, boundary or covered
-// ID that is not valid UTF-8 with an error (never [recap.ErrConflict])
-// rather than store a changed copy. IDs that came from JSON are valid.
+// JSON cannot hold invalid UTF-8: Save rejects a text, boundary, covered
+// ID or digest that is not valid UTF-8 with an error (never
+// [recap.ErrConflict]) rather than store a changed copy. IDs that came
+// from JSON are valid, and so are the digests recap makes.
 //
 // # Expiry
 //

@@ -26,7 +26,12 @@ func TestEncodeRoundTrips(t *testing.T) {
 		{"Odd", recap.Summary{Text: "<b>&\"\n", LastMessageID: "a\x00b", Covered: []string{"a,b", "c\nd", `"q"`, "[x]", "<&>", "ünï/中", "a\x00b", "\u2028"}},
 			`{"text":"<b>&\"\n","lastMessageId":"a\u0000b","covered":["a,b","c\nd","\"q\"","[x]","<&>","ünï/中","a\u0000b","\u2028"]}`,
 			"separators, quotes and brackets are escaped by JSON, NUL as \\u0000, HTML is not escaped"},
-		{"Many", recap.Summary{Text: strings.Repeat("long ", 1000), LastMessageID: "id-999", Covered: many(1000)}, "", "a long text and many IDs"},
+		{"Digests", recap.Summary{Text: "t", LastMessageID: "m3", Covered: []string{"m1", "m2", "m3"}, Digests: []string{"0a1b2c3d", "~4e5f6a7b", ""}},
+			`{"text":"t","lastMessageId":"m3","covered":["m1","m2","m3"],"digests":["0a1b2c3d","~4e5f6a7b",""]}`,
+			"Digests follow Covered, an empty digest included"},
+		{"EmptyDigests", recap.Summary{Text: "t", LastMessageID: "m1", Covered: []string{"m1"}, Digests: []string{}}, `{"text":"t","lastMessageId":"m1","covered":["m1"]}`,
+			"no Digests are left out, as the redisstore before Digests wrote the field"},
+		{"Many", recap.Summary{Text: strings.Repeat("long ", 1000), LastMessageID: "id-999", Covered: many(1000), Digests: many(1000)}, "", "a long text and many IDs and digests"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			field, err := encode(tc.sum)
@@ -42,6 +47,9 @@ func TestEncodeRoundTrips(t *testing.T) {
 			}
 			if len(tc.sum.Covered) == 0 && got.Covered != nil {
 				t.Errorf("decode(%s).Covered = %#v, want nil", field, got.Covered)
+			}
+			if len(tc.sum.Digests) == 0 && got.Digests != nil {
+				t.Errorf("decode(%s).Digests = %#v, want nil", field, got.Digests)
 			}
 			if !got.Equal(tc.sum) {
 				t.Errorf("round trip mismatch (-want +got):\n%s", cmp.Diff(tc.sum, got))
@@ -67,6 +75,7 @@ func TestEncodeRejectsInvalidUTF8(t *testing.T) {
 		{"Text", recap.Summary{Text: "bad\xff", LastMessageID: "m1"}, "summary text"},
 		{"LastMessageID", recap.Summary{Text: "t", LastMessageID: "m\xc3"}, "boundary ID"},
 		{"CoveredID", recap.Summary{Text: "t", LastMessageID: "m2", Covered: []string{"m1", "\xed\xa0\x80"}}, "covered ID 1"},
+		{"Digest", recap.Summary{Text: "t", LastMessageID: "m2", Covered: []string{"m1", "m2"}, Digests: []string{"0a1b2c3d", "\xff"}}, "digest 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			field, err := encode(tc.sum)
@@ -80,8 +89,21 @@ func TestEncodeRejectsInvalidUTF8(t *testing.T) {
 	}
 }
 
+// TestDecodeWithoutDigests: a summary field written by the redisstore
+// before Summary.Digests has no digests, and decodes with none, nil.
+func TestDecodeWithoutDigests(t *testing.T) {
+	got, err := decode(`{"text":"t","lastMessageId":"m2","covered":["m1","m2"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := recap.Summary{Text: "t", LastMessageID: "m2", Covered: []string{"m1", "m2"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("decode mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestDecodeRejectsGarbage(t *testing.T) {
-	for _, field := range []string{"", "[]", `{"text":1}`, `{"covered":"m1"}`, `{"text":"t"`} {
+	for _, field := range []string{"", "[]", `{"text":1}`, `{"covered":"m1"}`, `{"text":"t"`, `{"digests":"d1"}`, `{"digests":[1]}`} {
 		if got, err := decode(field); err == nil {
 			t.Errorf("decode(%q) = %+v, want an error", field, got)
 		}
@@ -90,11 +112,12 @@ func TestDecodeRejectsGarbage(t *testing.T) {
 
 // FuzzEncode checks that what encode accepts decodes to an Equal summary.
 func FuzzEncode(f *testing.F) {
-	f.Add("t", "m2", "m1|m2")
-	f.Add("a\x00b", "\u2028", "|")
-	f.Add("bad\xff", "m1", "")
-	f.Fuzz(func(t *testing.T, text, last, cov string) {
-		sum := recap.Summary{Text: text, LastMessageID: last, Covered: split(cov)}
+	f.Add("t", "m2", "m1|m2", "0a1b2c3d|~4e5f6a7b")
+	f.Add("a\x00b", "\u2028", "|", "|")
+	f.Add("bad\xff", "m1", "", "")
+	f.Add("t", "m1", "m1", "\xff")
+	f.Fuzz(func(t *testing.T, text, last, cov, digests string) {
+		sum := recap.Summary{Text: text, LastMessageID: last, Covered: split(cov), Digests: split(digests)}
 		field, err := encode(sum)
 		if err != nil {
 			return // invalid UTF-8, rejected
@@ -117,7 +140,7 @@ func split(s string) []string {
 }
 
 func BenchmarkSaveEncoding(b *testing.B) {
-	sum := recap.Summary{Text: strings.Repeat("summary text ", 200), LastMessageID: "msg-000999", Covered: many(1000)}
+	sum := recap.Summary{Text: strings.Repeat("summary text ", 200), LastMessageID: "msg-000999", Covered: many(1000), Digests: many(1000)}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := encode(sum); err != nil {

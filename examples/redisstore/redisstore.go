@@ -57,8 +57,9 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 func (s *Store) Key(chatID string) string { return s.prefix + chatID }
 
 // Load returns the summary of chatID, or the zero Summary if it has none
-// (or it expired), in one HMGET. Its Covered is a fresh slice, nil for
-// none. A key that does not hold a summary as [Store.Save] writes it (not
+// (or it expired), in one HMGET. Its Covered and Digests are fresh
+// slices, nil for none (Digests is nil for a summary saved by the
+// redisstore before Summary.Digests). A key that does not hold a summary as [Store.Save] writes it (not
 // a hash, a field missing, a digest that does not match the summary) is an
 // error. With a done ctx, Load returns ctx's error and sends nothing.
 func (s *Store) Load(ctx context.Context, chatID string) (recap.Summary, error) {
@@ -92,8 +93,8 @@ func (s *Store) Load(ctx context.Context, chatID string) (recap.Summary, error) 
 // matching [recap.ErrConflict] otherwise, having changed nothing. A zero
 // next deletes the key. A successful Save sets the key's expiry to the
 // TTL ([WithTTL]), or removes it when there is none. A next whose text,
-// boundary or covered IDs are not valid UTF-8 is an error, and nothing is
-// sent. With a done ctx, Save returns ctx's error and sends nothing; once
+// boundary, covered IDs or digests are not valid UTF-8 is an error, and
+// nothing is sent. With a done ctx, Save returns ctx's error and sends nothing; once
 // ctx is done, Save never reports a conflict.
 func (s *Store) Save(ctx context.Context, chatID string, prev, next recap.Summary) error {
 	if err := ctx.Err(); err != nil {

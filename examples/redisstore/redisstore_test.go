@@ -149,6 +149,42 @@ func TestKeyLayout(t *testing.T) {
 	}
 }
 
+// TestHashWithoutDigests: a hash written by the redisstore before
+// Summary.Digests (its summary field and digest as that version wrote
+// them, pinned here) loads with no Digests, and the compare-and-swap
+// against it works: it takes the loaded summary as prev, and refuses one
+// with Digests.
+func TestHashWithoutDigests(t *testing.T) {
+	c := newClient(t)
+	st := newStore(t, c)
+	ctx := context.Background()
+	if err := c.HSet(ctx, st.Key("old"),
+		"summary", `{"text":"text","lastMessageId":"m2","covered":["m1","m2"]}`,
+		"digest", "2804cf9365944a27c307c7df00f1e3efeaa057134dd78ead87f551099522839f").Err(); err != nil {
+		t.Fatal(err)
+	}
+	old := recap.Summary{Text: "text", LastMessageID: "m2", Covered: []string{"m1", "m2"}}
+	got, err := st.Load(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(old, got); diff != "" {
+		t.Fatalf("Load mismatch (-want +got):\n%s", diff)
+	}
+	withDigests := old
+	withDigests.Digests = []string{"0a1b2c3d", "~4e5f6a7b"}
+	next := recap.Summary{Text: "text, more", LastMessageID: "m3", Covered: []string{"m1", "m2", "m3"}, Digests: []string{"0a1b2c3d", "~4e5f6a7b", "8c9d0e1f"}}
+	if err := st.Save(ctx, "old", withDigests, next); !errors.Is(err, recap.ErrConflict) {
+		t.Errorf("Save with Digests the stored summary lacks = %v, want ErrConflict", err)
+	}
+	load(t, st, "old", old)
+	save(t, st, "old", got, next)
+	load(t, st, "old", next)
+	if f, err := c.HGet(ctx, st.Key("old"), "summary").Result(); err != nil || !strings.Contains(f, `"digests":["0a1b2c3d","~4e5f6a7b","8c9d0e1f"]`) {
+		t.Errorf("summary field = %s, %v; want it to hold the digests", f, err)
+	}
+}
+
 // TestTwoClientsRace: Racers goroutines on two clients (two processes)
 // race on one chat for several rounds, each round from the summary the
 // last one stored; exactly one wins each round.

@@ -23,7 +23,9 @@ import (
 //  3. The lease table [LeaseTable], shared by the Store tables of a
 //     database, made if it does not exist; the Store's own table is
 //     unchanged.
-const SchemaVersion = 3
+//  4. digests TEXT NOT NULL DEFAULT '[]' ([recap.Summary.Digests] as a JSON
+//     array); the digest column then covers them too.
+const SchemaVersion = 4
 
 // VersionTable is the table, beside a Store's own, in which [Store.Migrate]
 // records the schema version of each Store table, one row per table name
@@ -70,6 +72,16 @@ type dbtx interface {
 // nor digest, and [Store.Load] reports a row whose digest does not match
 // as an error. Version 2 computes the digest of every existing row while
 // holding the lock, which on PostgreSQL also blocks the table's readers.
+//
+// Version 4 keeps existing rows with no Digests, and does not rewrite
+// them: the digest of a summary without Digests is the one version 2
+// computed and Save wrote (see internal/sumdigest), so each row's digest
+// still matches it, and adding a column with a constant default changes
+// only the schema on both databases. Processes running an sqlstore of
+// version 2 or 3 beside it keep working on the rows of summaries without
+// Digests, but a row saved with Digests (recap gives every summary Digests
+// at its next save) is to them an error for Load and a conflict for Save,
+// never overwritten; stop them before migrating to avoid those failures.
 func (s *Store) Migrate(ctx context.Context) error {
 	if err := s.locked(ctx, s.migrate); err != nil {
 		return fmt.Errorf("sqlstore: migrate %s: %w", s.table, err)
@@ -112,7 +124,7 @@ func (s *Store) migrate(ctx context.Context, tx dbtx) error {
 	if version == SchemaVersion {
 		return nil
 	}
-	steps := []func(context.Context, dbtx) error{s.createV1, s.addCoveredV2, s.addLeasesV3}
+	steps := []func(context.Context, dbtx) error{s.createV1, s.addCoveredV2, s.addLeasesV3, s.addDigestsV4}
 	for v := version + 1; v <= SchemaVersion; v++ {
 		if err := steps[v-1](ctx, tx); err != nil {
 			return fmt.Errorf("to version %d: %w", v, err)
@@ -206,6 +218,14 @@ func (s *Store) addLeasesV3(ctx context.Context, tx dbtx) error {
 	expires_at BIGINT NOT NULL,
 	PRIMARY KEY (table_name, chat_id)
 )`)
+	return err
+}
+
+// addDigestsV4 adds the digests column. Existing rows hold no Digests, and
+// their digests, of summaries without Digests, are unchanged by it: there
+// is nothing to recompute.
+func (s *Store) addDigestsV4(ctx context.Context, tx dbtx) error {
+	_, err := tx.ExecContext(ctx, `ALTER TABLE `+s.table+` ADD COLUMN digests TEXT NOT NULL DEFAULT '[]'`)
 	return err
 }
 

@@ -18,14 +18,14 @@
 // error's SQLState() string (57P01, a connection the server ended, is
 // retried on another connection).
 //
-// Each row holds a chat's summary text, boundary, Covered IDs (a JSON
-// array) and digest, the hex SHA-256 of a canonical encoding of the whole
-// [recap.Summary]. Save's compare-and-swap is one statement that compares
-// the digest, UPDATE ... SET summary, last_message_id, covered, digest
-// WHERE chat_id = ? AND digest = ? (an INSERT ... ON CONFLICT (chat_id) DO
-// NOTHING for a chat without a summary, a DELETE ... WHERE chat_id = ? AND
-// digest = ? to clear one), so two processes racing on one chat cannot
-// both win and nothing is ever half written.
+// Each row holds a chat's summary text, boundary, Covered IDs and Digests
+// (each a JSON array) and digest, the hex SHA-256 of a canonical encoding
+// of the whole [recap.Summary]. Save's compare-and-swap is one statement
+// that compares the digest, UPDATE ... SET summary, last_message_id,
+// covered, digests, digest WHERE chat_id = ? AND digest = ? (an INSERT ...
+// ON CONFLICT (chat_id) DO NOTHING for a chat without a summary, a DELETE
+// ... WHERE chat_id = ? AND digest = ? to clear one), so two processes
+// racing on one chat cannot both win and nothing is ever half written.
 //
 // The schema is versioned (see [SchemaVersion]) and brought up to date by
 // an explicit call to [Store.Migrate], which [OpenSQLite] and
@@ -218,18 +218,19 @@ func (s *Store) q(query string) string {
 }
 
 // Load returns the summary of chatID, or the zero Summary if it has none.
-// Its Covered is a fresh slice, nil for none. A row whose digest does not
-// match its contents (written by something other than this version of the
-// package) is an error.
+// Its Covered and Digests are fresh slices, nil for none (Digests is nil
+// for a summary saved before schema version 4). A row whose digest does
+// not match its contents (written by something other than this version of
+// the package) is an error.
 func (s *Store) Load(ctx context.Context, chatID string) (recap.Summary, error) {
 	var (
-		sum             recap.Summary
-		covered, stored string
+		sum                      recap.Summary
+		covered, digests, stored string
 	)
 	err := s.retry(func() error {
 		return s.db.QueryRowContext(ctx,
-			s.q(`SELECT summary, last_message_id, covered, digest FROM `+s.table+` WHERE chat_id = ?`), chatID).
-			Scan(&sum.Text, &sum.LastMessageID, &covered, &stored)
+			s.q(`SELECT summary, last_message_id, covered, digests, digest FROM `+s.table+` WHERE chat_id = ?`), chatID).
+			Scan(&sum.Text, &sum.LastMessageID, &covered, &digests, &stored)
 	})
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -237,7 +238,10 @@ func (s *Store) Load(ctx context.Context, chatID string) (recap.Summary, error) 
 	case err != nil:
 		return recap.Summary{}, fmt.Errorf("sqlstore: load %q: %w", chatID, err)
 	}
-	if sum.Covered, err = decodeCovered(covered); err != nil {
+	if sum.Covered, err = decodeStrings("covered", covered); err != nil {
+		return recap.Summary{}, fmt.Errorf("sqlstore: load %q: %w", chatID, err)
+	}
+	if sum.Digests, err = decodeStrings("digests", digests); err != nil {
 		return recap.Summary{}, fmt.Errorf("sqlstore: load %q: %w", chatID, err)
 	}
 	if sumdigest.Of(sum) != stored {
@@ -249,10 +253,14 @@ func (s *Store) Load(ctx context.Context, chatID string) (recap.Summary, error) 
 
 // Save stores next for chatID if the stored summary equals prev (compared
 // by digest), in one statement, and returns an error matching
-// [recap.ErrConflict] otherwise. A Covered ID that is not valid UTF-8 is an
-// error: the covered column is JSON.
+// [recap.ErrConflict] otherwise. A Covered ID or a digest that is not
+// valid UTF-8 is an error: the covered and digests columns are JSON.
 func (s *Store) Save(ctx context.Context, chatID string, prev, next recap.Summary) error {
-	covered, err := encodeCovered(next.Covered)
+	covered, err := encodeStrings("covered ID", next.Covered)
+	if err != nil {
+		return fmt.Errorf("sqlstore: save %q: %w", chatID, err)
+	}
+	digests, err := encodeStrings("digest", next.Digests)
 	if err != nil {
 		return fmt.Errorf("sqlstore: save %q: %w", chatID, err)
 	}
@@ -270,15 +278,15 @@ func (s *Store) Save(ctx context.Context, chatID string, prev, next recap.Summar
 		return nil
 	case prev.IsZero():
 		res, err = s.exec(ctx, s.q(`INSERT INTO `+s.table+
-			` (chat_id, summary, last_message_id, covered, digest) VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO NOTHING`),
-			chatID, next.Text, next.LastMessageID, covered, sumdigest.Of(next))
+			` (chat_id, summary, last_message_id, covered, digests, digest) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO NOTHING`),
+			chatID, next.Text, next.LastMessageID, covered, digests, sumdigest.Of(next))
 	case next.IsZero():
 		res, err = s.exec(ctx, s.q(`DELETE FROM `+s.table+` WHERE chat_id = ? AND digest = ?`),
 			chatID, sumdigest.Of(prev))
 	default:
 		res, err = s.exec(ctx, s.q(`UPDATE `+s.table+
-			` SET summary = ?, last_message_id = ?, covered = ?, digest = ? WHERE chat_id = ? AND digest = ?`),
-			next.Text, next.LastMessageID, covered, sumdigest.Of(next), chatID, sumdigest.Of(prev))
+			` SET summary = ?, last_message_id = ?, covered = ?, digests = ?, digest = ? WHERE chat_id = ? AND digest = ?`),
+			next.Text, next.LastMessageID, covered, digests, sumdigest.Of(next), chatID, sumdigest.Of(prev))
 	}
 	if err != nil {
 		return fmt.Errorf("sqlstore: save %q: %w", chatID, err)

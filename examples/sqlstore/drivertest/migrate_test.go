@@ -273,7 +273,8 @@ func TestMigrateUpgradesV1(t *testing.T) {
 
 		// The compare-and-swap works on upgraded rows.
 		old := v1Rows["c1"]
-		next := recap.Summary{Text: old.Text + " Then Rome.", LastMessageID: "m8", Covered: []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"}}
+		next := recap.Summary{Text: old.Text + " Then Rome.", LastMessageID: "m8", Covered: []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"},
+			Digests: []string{"", "", "", "", "0a1b2c3d", "~4e5f6a7b", "8c9d0e1f", "2a3b4c5d"}}
 		if err := st.Save(ctx, "c1", old, next); err != nil {
 			t.Fatalf("Save on an upgraded row: %v", err)
 		}
@@ -292,6 +293,149 @@ func TestMigrateUpgradesV1(t *testing.T) {
 		}
 		mustLoad(t, st, "", recap.Summary{})
 		mustLoad(t, st, odd, v1Rows[odd])
+
+		// An upgraded database has the schema of a fresh one.
+		fresh := e.open(t, 1)[0]
+		if err := newStore(t, e, fresh).Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(e.schema(t, fresh), e.schema(t, db)); diff != "" {
+			t.Errorf("upgraded schema mismatch (-fresh +upgraded):\n%s", diff)
+		}
+	})
+}
+
+// The statements by which the sqlstore of schema version 3 (commit
+// 35749b5) made its tables and wrote its rows, copied so that the tests
+// can make a version-3 database as it made them.
+var (
+	v3Create = []string{
+		v1Create,
+		`ALTER TABLE recap_summaries ADD COLUMN covered TEXT NOT NULL DEFAULT '[]'`,
+		`ALTER TABLE recap_summaries ADD COLUMN digest TEXT NOT NULL DEFAULT ''`,
+		`CREATE TABLE recap_leases (
+	table_name TEXT NOT NULL,
+	chat_id TEXT NOT NULL,
+	holder TEXT NOT NULL,
+	expires_at BIGINT NOT NULL,
+	PRIMARY KEY (table_name, chat_id)
+)`,
+		`CREATE TABLE recap_schema_versions (
+	table_name TEXT PRIMARY KEY,
+	version INTEGER NOT NULL
+)`,
+		`INSERT INTO recap_schema_versions (table_name, version) VALUES ('recap_summaries', 3)`,
+	}
+	v3Insert = `INSERT INTO recap_summaries (chat_id, summary, last_message_id, covered, digest) VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO NOTHING`
+	v3Update = `UPDATE recap_summaries SET summary = ?, last_message_id = ?, covered = ?, digest = ? WHERE chat_id = ? AND digest = ?`
+)
+
+// v3Row is a row as the sqlstore of version 3 wrote it: the digest is
+// what its internal/sumdigest computed, pinned here.
+type v3Row struct {
+	sum             recap.Summary
+	covered, digest string
+}
+
+var v3Rows = map[string]v3Row{
+	"c1": {recap.Summary{Text: "text", LastMessageID: "m2", Covered: []string{"m1", "m2"}},
+		`["m1","m2"]`, "2804cf9365944a27c307c7df00f1e3efeaa057134dd78ead87f551099522839f"},
+	"chat with 'odd' id/🙂": {recap.Summary{Text: "Ünïcödé, 中文\nnew lines; quotes ' \" `", LastMessageID: "id with spaces/slashes:and'quotes\"",
+		Covered: []string{"a,b", "id with spaces/slashes:and'quotes\""}},
+		`["a,b","id with spaces/slashes:and'quotes\""]`, "a98482d05d044b5ffee99ce24c62373b38349850dfa6acc9f34d44491a0652b3"},
+	"": {recap.Summary{Text: "the chat whose ID is empty", LastMessageID: "", Covered: []string{""}},
+		`[""]`, "a2d74b65c53969a36f5411657c598fc2c6a33d4fe7caa099dcad902a40dddc94"},
+	"uncovered": {recap.Summary{Text: "no covered IDs, as version 2 left the rows of version 1", LastMessageID: "m9"},
+		`[]`, "ed459bed6d4be94b6b4b1ff3fd907104c6caab02c0c40e654b605567a5f8c54e"},
+}
+
+// makeV3 fills db as the sqlstore of version 3 would have: its tables and
+// v3Rows.
+func (e env) makeV3(t *testing.T, db *sql.DB) {
+	t.Helper()
+	for _, q := range v3Create {
+		e.exec(t, db, q)
+	}
+	for id, r := range v3Rows {
+		e.exec(t, db, v3Insert, id, r.sum.Text, r.sum.LastMessageID, r.covered, r.digest)
+	}
+}
+
+// TestMigrateUpgradesV3 upgrades a database of schema version 3, whose
+// rows have no Digests, then checks that they load with none, the
+// compare-and-swap on them, a second Migrate, the schema against a fresh
+// database's, and a process of version 3 still writing beside it.
+func TestMigrateUpgradesV3(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e env) {
+		ctx := context.Background()
+		db := e.open(t, 1)[0]
+		e.makeV3(t, db)
+		st := newStore(t, e, db)
+		if err := st.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if v := versionOf(t, e, db); v != sqlstore.SchemaVersion {
+			t.Fatalf("version after Migrate = %d, want %d", v, sqlstore.SchemaVersion)
+		}
+
+		// Every row loads as it was, without Digests; Load checks its
+		// digest, which Migrate did not need to recompute.
+		for id, r := range v3Rows {
+			got, err := st.Load(ctx, id)
+			if err != nil {
+				t.Fatalf("Load(%q): %v", id, err)
+			}
+			if diff := cmp.Diff(r.sum, got); diff != "" {
+				t.Errorf("Load(%q) mismatch (-want +got):\n%s", id, diff)
+			}
+		}
+
+		// A second Migrate, at the latest version, changes nothing.
+		before := e.snapshot(t, db)
+		if err := st.Migrate(ctx); err != nil {
+			t.Fatalf("second Migrate: %v", err)
+		}
+		if diff := cmp.Diff(before, e.snapshot(t, db)); diff != "" {
+			t.Errorf("second Migrate changed the database (-before +after):\n%s", diff)
+		}
+
+		// The compare-and-swap works on upgraded rows: the loaded summary
+		// is prev; the same one with Digests is not what is stored.
+		old := v3Rows["c1"].sum
+		withDigests := old
+		withDigests.Digests = []string{"0a1b2c3d", "~4e5f6a7b"}
+		next := recap.Summary{Text: "text, then more", LastMessageID: "m3", Covered: []string{"m1", "m2", "m3"}, Digests: []string{"0a1b2c3d", "~4e5f6a7b", "8c9d0e1f"}}
+		if err := st.Save(ctx, "c1", withDigests, next); !errors.Is(err, recap.ErrConflict) {
+			t.Errorf("Save with Digests the upgraded row lacks = %v, want ErrConflict", err)
+		}
+		if err := st.Save(ctx, "c1", old, next); err != nil {
+			t.Fatalf("Save on an upgraded row: %v", err)
+		}
+		mustLoad(t, st, "c1", next)
+		if err := st.Save(ctx, "c1", old, recap.Summary{Text: "stale", LastMessageID: "m9"}); !errors.Is(err, recap.ErrConflict) {
+			t.Errorf("Save with the pre-upgrade summary as prev = %v, want ErrConflict", err)
+		}
+		if err := st.Save(ctx, "", v3Rows[""].sum, recap.Summary{}); err != nil {
+			t.Errorf("Save clearing an upgraded row: %v", err)
+		}
+		mustLoad(t, st, "", recap.Summary{})
+
+		// A process of version 3 still running updates the rows of
+		// summaries without Digests as before (here "uncovered" to c1's
+		// old summary, with the digest it computes), and cannot overwrite
+		// one with Digests: the digest of its prev, next as it would
+		// read it (without Digests), is not the stored one.
+		res := e.exec(t, db, v3Update, old.Text, old.LastMessageID, v3Rows["c1"].covered, v3Rows["c1"].digest, "uncovered", v3Rows["uncovered"].digest)
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			t.Errorf("a version-3 update of a row without Digests: %d rows, %v; want 1", n, err)
+		}
+		mustLoad(t, st, "uncovered", old)
+		nextV3 := "31f4140909be1de4ce14b2aca0c3e31e0d7a937ef89461e3fa37686de2651e97" // next without Digests, by version 3
+		res = e.exec(t, db, v3Update, "overwritten", "m4", `["m4"]`, "any", "c1", nextV3)
+		if n, err := res.RowsAffected(); err != nil || n != 0 {
+			t.Errorf("a version-3 update of a row with Digests: %d rows, %v; want 0", n, err)
+		}
+		mustLoad(t, st, "c1", next)
 
 		// An upgraded database has the schema of a fresh one.
 		fresh := e.open(t, 1)[0]

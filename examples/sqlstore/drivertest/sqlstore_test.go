@@ -3,6 +3,7 @@ package drivertest_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,6 +75,40 @@ func TestNewRejectsBadTable(t *testing.T) {
 	}
 	if _, err := sqlstore.New(db, sqlstore.SQLite, strings.ToUpper(sqlstore.VersionTable)); err == nil {
 		t.Fatal("New accepted the version table as a Store's table")
+	}
+}
+
+// TestSaveRejectsInvalidUTF8: the covered and digests columns are JSON,
+// which cannot hold invalid UTF-8, so Save says so, changes nothing, and
+// is not a conflict.
+func TestSaveRejectsInvalidUTF8(t *testing.T) {
+	ctx := context.Background()
+	st, db, err := sqlstore.OpenSQLite(ctx, ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sum := recap.Summary{Text: "t", LastMessageID: "m1", Covered: []string{"m1"}, Digests: []string{"0a1b2c3d"}}
+	if err := st.Save(ctx, "c", recap.Summary{}, sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		next recap.Summary
+		want string // in the error
+	}{
+		{"Covered", recap.Summary{Text: "t", LastMessageID: "m2", Covered: []string{"m1", "m2\xff"}, Digests: []string{"0a1b2c3d", "4e5f6a7b"}}, "covered ID 1"},
+		{"Digests", recap.Summary{Text: "t", LastMessageID: "m2", Covered: []string{"m1", "m2"}, Digests: []string{"0a1b2c3d", "\xed\xa0\x80"}}, "digest 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := st.Save(ctx, "c", sum, tc.next)
+			if err == nil || errors.Is(err, recap.ErrConflict) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "UTF-8") {
+				t.Errorf("Save = %v, want an error about the UTF-8 of %s", err, tc.want)
+			}
+			if got, err := st.Load(ctx, "c"); err != nil || !got.Equal(sum) {
+				t.Errorf("Load = %+v, %v; want %+v, unchanged", got, err, sum)
+			}
+		})
 	}
 }
 
