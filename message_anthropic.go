@@ -135,7 +135,10 @@ func DecodeAnthropicSystem(data []byte) ([]Message, error) {
 //
 // Every other member of a block or message (cache_control, citations,
 // is_error, signature, ...) stays in Extra, so that the message encodes to
-// the same JSON value, byte for byte from its second encoding on. A user
+// the same JSON value: byte for byte if it came compact with its members
+// in the order of the API's documentation (role, content; a block's type,
+// source and modelled members, then the others by name), and in any case
+// from its second encoding on. A user
 // message that holds a "tool_result" block is a RoleTool message, its
 // other blocks (text beside the results) parts of it in their order: a
 // tool message is never the start of a turn or of the window, so a cut
@@ -410,7 +413,15 @@ func (p *Part) decodeSource() error {
 func (p *Part) marshalAnthropic() ([]byte, error) {
 	q := *p // the members point into q
 	typ := q.anthropicType()
-	ms := append([]member{{name: "type", str: &typ}}, q.anthropicMembers(q.Type)...)
+	ms := []member{{name: "type", str: &typ}}
+	if q.Type == PartImage || q.Type == PartDocument {
+		src, err := q.anthropicSource()
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, member{name: "source", raw: &src})
+	}
+	ms = append(ms, q.anthropicMembers(q.Type)...)
 	if q.Type == PartToolResult && q.Output != nil {
 		if !json.Valid(q.Output) {
 			return nil, fmt.Errorf("recap: encode member %q: invalid JSON %q", "content", q.Output)
@@ -422,17 +433,38 @@ func (p *Part) marshalAnthropic() ([]byte, error) {
 		content := encodeWire(q.Output, form)
 		ms = append(ms, member{name: "content", raw: &content})
 	}
-	if q.Type == PartImage || q.Type == PartDocument {
-		srcType, _ := source(q.Extra)
-		if sub := q.sourceMembers(srcType); sub != nil {
-			v, err := nestObject(q.Extra["source"], sub)
-			if err != nil {
-				return nil, err
-			}
-			ms = append(ms, member{name: "source", raw: &v})
+	return marshalObject(ms, q.Extra, nil)
+}
+
+// anthropicSource returns the "source" of an image or document part p:
+// the one in Extra with the modelled members set in it, in the order the
+// API's documentation writes them ("type", "media_type", then the data,
+// URL or file ID, then the others), so that a source written so comes
+// back byte for byte; nil if there is none.
+func (p *Part) anthropicSource() (json.RawMessage, error) {
+	base := p.Extra["source"]
+	srcType, _ := source(p.Extra)
+	sub := p.sourceMembers(srcType)
+	set := false
+	for _, m := range sub {
+		set = set || *m.str != ""
+	}
+	if !set {
+		return base, nil
+	}
+	var extra map[string]json.RawMessage
+	if jsonKind(base) == '{' {
+		if err := json.Unmarshal(base, &extra); err != nil {
+			return nil, fmt.Errorf("recap: encode member \"source\": invalid JSON %q", base)
 		}
 	}
-	return marshalObject(ms, q.Extra, nil)
+	var ms []member
+	for _, k := range [...]string{"type", "media_type"} {
+		if v, ok := extra[k]; ok {
+			ms = append(ms, member{name: k, raw: &v})
+		}
+	}
+	return marshalObject(append(ms, sub...), extra, nil)
 }
 
 // EncodeAnthropic writes msgs, such as a Compress payload, as an Anthropic

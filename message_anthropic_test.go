@@ -95,6 +95,37 @@ func TestAnthropicRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAnthropicByteExact: a compact request whose members are in the order
+// the API's documentation writes them (role, content; a block's type, its
+// source, its modelled members, then the others by name) comes back byte
+// for byte, untouched messages and all.
+func TestAnthropicByteExact(t *testing.T) {
+	system := `[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}]`
+	messages := `[{"role":"user","content":"Plan a weekend."},` +
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"Weather first.","signature":"sig"},{"type":"text","text":"Checking."},{"type":"tool_use","id":"t1","name":"weather","input":{"city":"Lisbon"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"sunny","is_error":false},{"type":"text","text":"And a museum?"}]},` +
+		`{"role":"assistant","content":[{"type":"server_tool_use","id":"s1","name":"web_search","input":{"query":"museum"}},{"type":"web_search_tool_result","tool_use_id":"s1","content":[]},{"type":"redacted_thinking","data":"RWN5"}]},` +
+		`{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},` +
+		`{"type":"image","source":{"type":"url","url":"https://example.com/a.jpg"}},` +
+		`{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="},"title":"plan.pdf"},` +
+		`{"type":"document","source":{"type":"text","media_type":"text/plain","data":"Open 10 to 18."}},` +
+		`{"type":"text","text":"Which?"}]}]`
+	msgs, err := DecodeAnthropic([]byte(`{"system":` + system + `,"messages":` + messages + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotSystem, gotMessages, err := EncodeAnthropic(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(gotSystem) != system {
+		t.Errorf("system:\n%s\nwant\n%s", gotSystem, system)
+	}
+	if string(gotMessages) != messages {
+		t.Errorf("messages:\n%s\nwant\n%s", gotMessages, messages)
+	}
+}
+
 // compactRaw compares JSON values in compact form.
 var compactRaw = cmp.Transformer("compact", func(r json.RawMessage) string { return string(compact(r)) })
 
