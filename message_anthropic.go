@@ -3,6 +3,7 @@ package recap
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -70,7 +71,7 @@ func unprefixed(err error) error {
 	if !ok {
 		return err
 	}
-	return fmt.Errorf("%s", s)
+	return errors.New(s)
 }
 
 // DecodeAnthropicSystem decodes the "system" of an Anthropic Messages API
