@@ -37,11 +37,13 @@ type clearing struct {
 }
 
 // isResult reports whether p holds a tool's result that clearing can
-// replace: a "tool-result" part, or an AI SDK tool part with its output.
+// replace: a "tool-result" part (but an Anthropic server tool's, whose
+// content the API wants as it made it), or an AI SDK tool part with its
+// output.
 func (p Part) isResult() bool {
 	switch {
 	case p.Type == PartToolResult:
-		return true
+		return !p.serverTool()
 	case p.IsTool() && p.Type != PartToolCall:
 		return jsonText(p.Output, p.Wire) != ""
 	}

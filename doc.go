@@ -62,9 +62,12 @@
 // batches, before the trigger is checked.
 //
 // A [Message] decodes from a Vercel AI SDK UIMessage, an OpenAI Chat
-// Completions message or recap's own {id, role, content}, and encodes back
-// in its own format ([Message.Format]); the summary message takes the
-// chat's format. Messages need no IDs: Compress and Plan give a message
+// Completions message, an Anthropic Messages API message ([DecodeAnthropic]
+// reads a whole request, its system included) or recap's own {id, role,
+// content}, and encodes back in its own format ([Message.Format]); the
+// summary message takes the chat's format. A block of a type recap does
+// not know is kept and counted as its JSON, and a tool result whose call
+// is not before it is an [ErrInvalidMessage]. Messages need no IDs: Compress and Plan give a message
 // without one a stable ID derived from its content and the messages
 // before it, as [ChainIDs] does, and hand it back without it, so that a
 // payload never gains an "id" its input did not have. Only AI SDK
@@ -83,8 +86,9 @@
 // A request goes through these steps, each in files of its own that call
 // only into the steps before it (a test, TestLayers, enforces it):
 //
-//  1. formats (message.go, message_openai.go, media.go, ids.go): what a
-//     message is, its text, its wire format, its IDs;
+//  1. formats (message.go, message_text.go, message_openai.go,
+//     message_anthropic.go, media.go, pairs.go, ids.go): what a message
+//     is, its text, its wire format, its tool calls' pairing, its IDs;
 //  2. reconcile (reconcile.go): how the request relates to the summary in
 //     force (echoes, older snapshots, stale summaries), one table of cases;
 //  3. plan (window.go, clearing.go, turn.go): the pinned prompt, the

@@ -11,8 +11,9 @@ var (
 	ErrNoMessages = errors.New("recap: no messages")
 
 	// ErrInvalidMessage is matched by a [*MessageError]: an AI SDK
-	// UIMessage without an ID (other formats need none), a duplicate ID or
-	// an unknown role.
+	// UIMessage without an ID (other formats need none), a duplicate ID,
+	// an unknown role, or a tool result whose tool call is not before it
+	// in the chat (an orphan, in any format).
 	ErrInvalidMessage = errors.New("recap: invalid message")
 
 	// ErrNoUserMessage is returned when no user message follows the pinned

@@ -68,6 +68,7 @@ func FuzzMessageJSON(f *testing.F) {
 	f.Add([]byte(`[{"role":"assistant","content":null,"refusal":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}},{"id":"c2","type":"custom","custom":{"name":"g","input":"x"}},{"id":"c3","type":"function","function":{"arguments":{"a":1}}}]}]`))
 	f.Add([]byte(`[{"role":"tool","tool_call_id":"c1","content":"not json"},{"role":"tool","tool_call_id":"","content":[{"type":"text","text":"x"}]},{"role":"tool","content":"\"s\""},{"id":"x","role":"assistant","content":[],"tool_calls":[],"audio":{"id":"a"}}]`))
 	f.Add([]byte(`[{"role":"assistant","content":[{"type":"refusal","refusal":"no","text":"t"},{"type":"image_url","image_url":"https://x"},{"text":"untyped"}]}]`))
+	f.Add([]byte(`[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"tool_use","id":"t1","name":"f","input":{}},{"type":"server_tool_use","id":"s1","name":"web_search","input":{}},{"type":"redacted_thinking","data":"x"}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA"}}]},{"type":"document","source":{"type":"text","data":"d"}}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var msgs []Message
 		if json.Unmarshal(data, &msgs) != nil {

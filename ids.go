@@ -48,7 +48,9 @@ const ChainIDPrefix = "h-"
 // an edit before the boundary makes the summary stale.
 //
 // The encoding hashed is the message's MarshalJSON without its ID: role,
-// content, parts, format and every Extra member. A message that cannot be
+// content, parts, format and every Extra member. FormatAnthropic hashes as
+// FormatOpenAI: a message whose JSON is the same in both formats (a
+// string content, text blocks) has the same ID in both. A message that cannot be
 // encoded (its Input, Output or Extra hold invalid JSON) is hashed from its
 // role and [Message.Text] instead.
 func ChainIDs(msgs []Message) []Message {
@@ -68,7 +70,13 @@ func ChainIDs(msgs []Message) []Message {
 // message's own (see contentKey).
 func chainID(prev string, m Message) string {
 	own := sha256.New()
-	own.Write([]byte{byte(m.Format)})
+	f := m.Format
+	if f == FormatAnthropic {
+		// The same JSON as an OpenAI message (a string or text blocks),
+		// the same ID: a chat read in either format has the same IDs.
+		f = FormatOpenAI
+	}
+	own.Write([]byte{byte(f)})
 	if b, err := json.Marshal(m); err == nil {
 		own.Write(b)
 	} else {
@@ -111,7 +119,8 @@ const uiWithoutID = `no ID: an AI SDK UIMessage carries its own "id", made by ge
 	`recap derives IDs only for formats without them, such as OpenAI's`
 
 // index validates msgs and maps each ID to its position, deriving the IDs
-// of messages without one as ChainIDs does. A chat whose messages all
+// of messages without one as ChainIDs does, and checks that every tool
+// result follows its call (see checkPairs). A chat whose messages all
 // have IDs is not copied.
 func index(msgs []Message) (chat, error) {
 	if len(msgs) == 0 {
@@ -144,6 +153,9 @@ func index(msgs []Message) (chat, error) {
 		}
 		ch.ix[id] = i
 		prev = id
+	}
+	if err := checkPairs(msgs); err != nil {
+		return chat{}, err
 	}
 	return ch, nil
 }

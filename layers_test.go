@@ -25,7 +25,8 @@ var layers = map[string]int{
 	// (Counting itself is package tokens.)
 	"doc.go": 0, "errors.go": 0, "options.go": 0, "tokens.go": 0, "summary.go": 0,
 	// 1. formats: what a message is, its text, its format, its IDs.
-	"message.go": 1, "message_openai.go": 1, "media.go": 1, "ids.go": 1,
+	"message.go": 1, "message_text.go": 1, "message_openai.go": 1, "message_anthropic.go": 1,
+	"media.go": 1, "pairs.go": 1, "ids.go": 1,
 	// 2. reconcile: how the request relates to the summary in force.
 	"reconcile.go": 2,
 	// 3. plan: pinned, window, current turn, cleared tool outputs, folds

@@ -46,9 +46,14 @@ const (
 	// {"role","content","name","tool_calls","tool_call_id","refusal",...},
 	// with no "id" unless the input had one (see [Message]).
 	FormatOpenAI
+	// FormatAnthropic is an Anthropic Messages API message
+	// {"role","content"}, or a block of a request's "system" as a system
+	// message (see [DecodeAnthropic]), with no "id" unless the input had
+	// one.
+	FormatAnthropic
 )
 
-// String returns "plain", "ui", "openai", or "Format(n)" for another
+// String returns "plain", "ui", "openai", "anthropic", or "Format(n)" for another
 // value.
 func (f Format) String() string {
 	switch f {
@@ -58,6 +63,8 @@ func (f Format) String() string {
 		return "ui"
 	case FormatOpenAI:
 		return "openai"
+	case FormatAnthropic:
+		return "anthropic"
 	}
 	return fmt.Sprintf("Format(%d)", uint8(f))
 }
@@ -78,6 +85,8 @@ const (
 	PartImageURL    = "image_url"   // an OpenAI image block: a file part
 	PartInputAudio  = "input_audio" // an OpenAI audio block: a file part
 	PartRefusal     = "refusal"     // an OpenAI refusal block: its Text is the refusal
+	PartImage       = "image"       // an Anthropic image block: a file part
+	PartDocument    = "document"    // an Anthropic document block: a file part, or its Text if of plain text
 )
 
 // WireForm is how an OpenAI message carries a tool call's Input or a tool
@@ -120,7 +129,8 @@ const (
 type Part struct {
 	// Type is "text", "reasoning", "tool-call", "tool-result", "file",
 	// "dynamic-tool", an AI SDK tool part "tool-<name>", an OpenAI block
-	// type such as "image_url", or any other type.
+	// type such as "image_url", an Anthropic "image" or "document", or any
+	// other type.
 	Type string
 	// Text is the text of a text, reasoning or refusal part.
 	Text string
@@ -157,13 +167,18 @@ func (p Part) IsTool() bool {
 }
 
 // IsFile reports whether p is an attachment: a "file" part (of a UIMessage
-// or an OpenAI file block) or an OpenAI "image_url" or "input_audio" block.
+// or an OpenAI file block), an OpenAI "image_url" or "input_audio" block,
+// an Anthropic "image" block, or an Anthropic "document" block of a PDF or
+// another file (not of plain text, which counts as its Text, nor of
+// content blocks, which count as their JSON).
 // [Message.Text] notes an attachment in a few words; what one costs in
 // tokens is up to the counter.
 func (p Part) IsFile() bool {
 	switch p.Type {
-	case PartFile, PartImageURL, PartInputAudio:
+	case PartFile, PartImageURL, PartInputAudio, PartImage:
 		return true
+	case PartDocument:
+		return p.Text == "" && p.MediaType != ""
 	}
 	return false
 }
@@ -177,18 +192,25 @@ func (p *Part) toolName() string {
 	return p.Type[len("tool-"):]
 }
 
-// Message is one chat message, in one of three JSON formats (see [Format]):
+// Message is one chat message, in one of four JSON formats (see [Format]):
 //
 //   - FormatPlain, {"id","role","content"} (and "parts" if set): recap's
 //     own form, the zero value.
 //   - FormatUI, a Vercel AI SDK UIMessage {"id","role","parts"}.
 //   - FormatOpenAI, an OpenAI Chat Completions message.
+//   - FormatAnthropic, an Anthropic Messages API message (see
+//     [DecodeAnthropicMessage] for its mapping).
 //
 // UnmarshalJSON picks the format from the input: a "parts" member makes it
 // FormatUI; otherwise any OpenAI-only feature ("tool_calls",
-// "tool_call_id", "function_call", "name", "refusal", "audio", a content
-// array, the role "developer") or the lack of an "id" member makes it
-// FormatOpenAI; anything else is FormatPlain. MarshalJSON writes the
+// "tool_call_id", "function_call", "name", "refusal", "audio") makes it
+// FormatOpenAI; a content array with a block only Anthropic has (a
+// tool_use, tool_result, thinking, redacted_thinking or server tool block,
+// an image or document with a "source") makes it FormatAnthropic; another
+// content array, the role "developer" or the lack of an "id" member makes
+// it FormatOpenAI; anything else is FormatPlain. A message whose JSON is
+// the same in the OpenAI and Anthropic formats ({"role","content"}) reads
+// as OpenAI's; [DecodeAnthropic] reads a whole chat as Anthropic's. MarshalJSON writes the
 // message back in its Format from the modelled fields, so changes to
 // Content or Parts show, and a decoded message that was not changed encodes
 // to the same JSON value it came from (members may be reordered). Members
@@ -256,141 +278,6 @@ func NewTextMessage(format Format, id string, role Role, text string) Message {
 		m.Content = text
 	}
 	return m
-}
-
-// Text returns the plain text of m that recap counts and that a Summarizer
-// may render: the non-empty texts among Content, Refusal and the texts of
-// m's parts, in that order, joined with "\n". A part's texts are:
-//
-//   - for a tool part ([Part.IsTool]), its tool's name, Text, Input and
-//     Output (each as compact JSON, unless absent or null; a WireString
-//     value as its string) and ErrorText; media in Input or Output (an
-//     image block, base64 data beside its media type, a base64 data URL:
-//     a tool's screenshot) counts as an attachment (see WithMediaTokens),
-//     its bytes replaced by a note "[attachment: MediaType]" (the rest of
-//     the JSON, a caption or a URL, stays);
-//   - for a file part ([Part.IsFile]), a note "[attachment: MediaType
-//     Filename]", leaving out what is empty, never the URL or the data;
-//   - for any other part, its Text (none for step and source parts).
-//
-// JSON is rendered compact, as providers serialize it, so a pretty-printed
-// and a compact copy of the same chat count the same. A message with a
-// single text returns it without copying.
-func (m Message) Text() string { return m.text(nil) }
-
-// text is Text; with media not nil, it also appends the media types of
-// m's attachments: its file parts and the media in its tool parts.
-func (m Message) text(media *[]string) string {
-	var buf [8]string
-	texts := buf[:0]
-	if m.Content != "" {
-		texts = append(texts, m.Content)
-	}
-	if m.Refusal != "" {
-		texts = append(texts, m.Refusal)
-	}
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		switch {
-		case p.IsTool():
-			in, inMedia := toolText(p.Input, p.Wire)
-			out, outMedia := toolText(p.Output, p.Wire)
-			if media != nil {
-				*media = append(append(*media, inMedia...), outMedia...)
-			}
-			for _, s := range [...]string{p.toolName(), p.Text, in, out, p.ErrorText} {
-				if s != "" {
-					texts = append(texts, s)
-				}
-			}
-		case p.IsFile():
-			texts = append(texts, p.attachmentNote())
-			if media != nil {
-				*media = append(*media, p.MediaType)
-			}
-		case p.Text != "":
-			texts = append(texts, p.Text)
-		}
-	}
-	switch len(texts) {
-	case 0:
-		return ""
-	case 1:
-		// Most messages have one text (Content, or an AI SDK step-start
-		// and a text part): no copy.
-		return texts[0]
-	}
-	return strings.Join(texts, "\n")
-}
-
-// attachmentNote returns the note that stands for file part p in Text.
-func (p *Part) attachmentNote() string {
-	note := "[attachment"
-	sep := ": "
-	for _, s := range [...]string{p.MediaType, p.Filename} {
-		if s != "" {
-			note += sep + s
-			sep = " "
-		}
-	}
-	return note + "]"
-}
-
-// jsonText returns the text of a JSON value for Message.Text: "" for an
-// absent or null one, the string itself for a JSON string carried as
-// WireString, and otherwise the compact JSON text (or the text as it is,
-// trimmed, if it is not valid JSON).
-func jsonText(r json.RawMessage, form WireForm) string {
-	if len(r) == 0 {
-		return ""
-	}
-	if form == WireString {
-		var s string
-		if json.Unmarshal(r, &s) == nil {
-			return s
-		}
-	}
-	var s string
-	if hasInsignificantSpace(r) {
-		var b bytes.Buffer
-		b.Grow(len(r))
-		if json.Compact(&b, r) == nil {
-			s = b.String()
-		} else {
-			s = strings.TrimSpace(string(r))
-		}
-	} else {
-		s = string(r)
-	}
-	if s == "null" {
-		return ""
-	}
-	return s
-}
-
-// hasInsignificantSpace reports whether the JSON text r has white space
-// outside its strings: whether json.Compact would change it.
-func hasInsignificantSpace(r []byte) bool {
-	inString := false
-	for i := 0; i < len(r); i++ {
-		c := r[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case ' ', '\t', '\n', '\r':
-			return true
-		}
-	}
-	return false
 }
 
 // clone returns a deep copy of m, so that a Message handed to a caller or a
@@ -509,6 +396,8 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	switch m.Format {
 	case FormatOpenAI:
 		return m.marshalOpenAI()
+	case FormatAnthropic:
+		return m.marshalAnthropic()
 	case FormatPlain, FormatUI:
 	default:
 		return nil, fmt.Errorf("recap: encode message %q: unknown format %v", m.ID, m.Format)
@@ -538,9 +427,12 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("recap: decode message: %w", err)
 	}
 	m.Format = detectFormat(raw)
-	if m.Format == FormatOpenAI {
+	switch m.Format {
+	case FormatOpenAI:
 		err = m.decodeOpenAI(raw)
-	} else {
+	case FormatAnthropic:
+		err = m.decodeAnthropic(raw)
+	default:
 		err = m.decodeUI(raw)
 	}
 	if err != nil {
@@ -558,11 +450,20 @@ func detectFormat(raw map[string]json.RawMessage) Format {
 		return FormatUI
 	}
 	for _, name := range openAIOnly {
+		// (Checked before the content: an OpenAI message may hold any
+		// block, and an Anthropic one has none of these.)
 		if _, ok := raw[name]; ok {
 			return FormatOpenAI
 		}
 	}
-	if jsonKind(raw["content"]) == '[' {
+	if content := raw["content"]; jsonKind(content) == '[' {
+		var blocks []json.RawMessage
+		_ = json.Unmarshal(content, &blocks) // not an array of blocks: an error of decodeOpenAI
+		for _, b := range blocks {
+			if anthropicSign(b) {
+				return FormatAnthropic
+			}
+		}
 		return FormatOpenAI
 	}
 	if role, ok := raw["role"]; ok {
@@ -744,8 +645,9 @@ func marshalObject(ms []member, extra map[string]json.RawMessage, parts json.Raw
 func (r Role) pinned() bool { return r == RoleSystem || r == RoleDeveloper }
 
 // idless reports whether m comes from a wire format without message IDs
-// (an OpenAI message that had no "id"), so that its ID was made up.
+// (an OpenAI or Anthropic message that had no "id"), so that its ID was
+// made up.
 func (m Message) idless() bool {
 	_, wire := m.Extra["id"]
-	return m.Format == FormatOpenAI && !wire
+	return (m.Format == FormatOpenAI || m.Format == FormatAnthropic) && !wire
 }

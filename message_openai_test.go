@@ -76,8 +76,11 @@ func TestOpenAIText(t *testing.T) {
 		{"system string content", "You are a travel agent. Answer briefly."},
 		{"developer content array", "Prefer trains to planes."},
 		{"user with a name: the name is not counted", "Plan a weekend in Lisbon."},
-		{"user content blocks: text, attachment notes, an unknown block's text",
-			"Here are my photo, a voice note and my budget.\n[attachment: image/png]\n[attachment: image/*]\n[attachment: audio/wav]\n[attachment: application/pdf budget.pdf]\n[attachment]\nan unknown block type"},
+		// An unknown block counts as its JSON, all of it (issue 22 §5),
+		// where it counted its text only.
+		{"user content blocks: text, attachment notes, an unknown block's JSON",
+			"Here are my photo, a voice note and my budget.\n[attachment: image/png]\n[attachment: image/*]\n[attachment: audio/wav]\n[attachment: application/pdf budget.pdf]\n[attachment]\n" +
+				`{"type":"input_text","text":"an unknown block type","cache_control":{"type":"ephemeral"}}`},
 		{"parallel tool calls: names and compact arguments",
 			"getWeather\n{\"city\":\"Lisbon\",\"days\":2}\nsearchHotels\n{\"city\":\"Lisbon\",\"maxPrice\":150}"},
 		{"tool result of JSON text, compact", `{"forecast":[{"day":"Sat","tempC":21},{"day":"Sun","tempC":19}]}`},

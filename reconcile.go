@@ -284,6 +284,12 @@ func isEcho(m Message, s Summary, hint string) bool {
 	case len(s.Forgotten) > 0 && (m.idless() || strings.HasPrefix(m.ID, SummaryIDPrefix)) && s.forgets(m.Text(), hint):
 		return true // a summary that Forget withdrew: never history
 	case m.idless():
+		if m.Format == FormatAnthropic && m.Content == "" && len(m.Parts) == 1 && m.Parts[0].Type == PartText {
+			// A lone text block: EncodeAnthropic writes a system-role
+			// summary as a system block, which a client may give a
+			// cache_control.
+			return isSummaryText(m.Parts[0].Text, s, hint)
+		}
 		return len(m.Parts) == 0 && isSummaryText(m.Content, s, hint) // recap writes it as {"role","content"}
 	case len(m.ID) != len(SummaryIDPrefix)+len(s.LastMessageID) || !strings.HasPrefix(m.ID, SummaryIDPrefix) || m.ID[len(SummaryIDPrefix):] != s.LastMessageID:
 		return false

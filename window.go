@@ -181,7 +181,8 @@ func summaryMessage(s Summary, role Role, format Format, hint string) Message {
 //
 // Plan fails with [ErrNoMessages] for an empty msgs, with a
 // [*MessageError] (matching [ErrInvalidMessage]) for a UIMessage without
-// an ID, a duplicate ID or an unknown role, and with [ErrNoUserMessage] if
+// an ID, a duplicate ID, an unknown role or a tool result whose call is
+// not before it, and with [ErrNoUserMessage] if
 // there is no user message.
 func (c *Compressor) Plan(msgs []Message, existing Summary) (Plan, error) {
 	ch, err := index(msgs)

@@ -374,9 +374,27 @@ func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockPar
 			return fmt.Errorf("%w: message %d (%s): %s", ErrNotConvertible, i, m.ID, fmt.Sprintf(format, args...))
 		}
 		isSystem := m.Role == recap.RoleSystem || m.Role == recap.RoleDeveloper
-		if isSystem && !systemMessage(m) {
+		if isSystem && !systemMessage(m) && (!started || m.Format != recap.FormatAnthropic) {
+			// (A system message of recap.FormatAnthropic after the
+			// conversation started came from the messages: it goes back
+			// there.)
 			if started {
 				return nil, nil, notConvertible("a %s message after the conversation started", m.Role)
+			}
+			if m.Format == recap.FormatAnthropic {
+				// recap's own Anthropic system blocks, as they came.
+				blocks, err := anthropicBlocks(m)
+				if err != nil {
+					return nil, nil, notConvertible("%v", err)
+				}
+				for _, data := range blocks {
+					var b jsonobj.Object
+					if err := json.Unmarshal(data, &b); err != nil {
+						return nil, nil, notConvertible("%v", err)
+					}
+					system = append(system, b)
+				}
+				continue
 			}
 			b := jsonobj.Copy(m.Extra)
 			if m.Format != recap.FormatOpenAI {
@@ -519,8 +537,13 @@ func countBreakpoints(data []byte) int {
 
 // partBlocks returns the content blocks of m: a text block of Content
 // (with the cache_control in m's Extra, if any), then a block per part;
-// nil for a message of no content at all, as FromMessages found it.
+// nil for a message of no content at all, as FromMessages found it. A
+// message of recap.FormatAnthropic (from recap.DecodeAnthropic) has its
+// blocks written by recap (see anthropicBlocks).
 func partBlocks(m recap.Message) ([]json.RawMessage, error) {
+	if m.Format == recap.FormatAnthropic {
+		return anthropicBlocks(m)
+	}
 	var blocks []json.RawMessage
 	if m.Parts != nil {
 		blocks = []json.RawMessage{} // content: [], as it came
@@ -585,6 +608,32 @@ func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 			b = text(p.Text)
 		}
 		blocks = append(blocks, jsonobj.Encode(b))
+	}
+	return blocks, nil
+}
+
+// anthropicBlocks returns the content blocks of m, a message of
+// recap.FormatAnthropic, as recap writes them (the library's Anthropic
+// format, not converted a second time here): a string content as one text
+// block; nil for a message of no content.
+func anthropicBlocks(m recap.Message) ([]json.RawMessage, error) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var msg struct{ Content json.RawMessage }
+	if err := json.Unmarshal(data, &msg); err != nil {
+		return nil, err
+	}
+	switch c := bytes.TrimSpace(msg.Content); {
+	case len(c) == 0 || string(c) == "null":
+		return nil, nil
+	case c[0] == '"':
+		return []json.RawMessage{jsonobj.Encode(jsonobj.Object{"type": jsonobj.Quote(blockText), "text": c})}, nil
+	}
+	var blocks []json.RawMessage
+	if err := json.Unmarshal(msg.Content, &blocks); err != nil {
+		return nil, err
 	}
 	return blocks, nil
 }

@@ -112,6 +112,50 @@ func TestMessagesRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRecapDecoded: a request decoded by recap.DecodeAnthropic, the
+// library's own Anthropic format, goes back through ToMessages as it came:
+// its blocks are written by recap, not converted a second time here.
+func TestRecapDecoded(t *testing.T) {
+	msgs := richChat()
+	body, err := json.Marshal(map[string]any{"system": system, "messages": msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := recap.DecodeAnthropic(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotSystem, gotMsgs, err := anthropic.ToMessages(rs, anthropic.WithoutCacheBreakpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(apitest.JSONOf(t, system), apitest.JSONOf(t, gotSystem)); diff != "" {
+		t.Errorf("system blocks mismatch (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(apitest.JSONOf(t, msgs), apitest.JSONOf(t, gotMsgs)); diff != "" {
+		t.Errorf("messages mismatch (-before +after):\n%s", diff)
+	}
+	// The library counts what FromMessages counts, within a few tokens:
+	// server tool blocks as their tool text (not their whole JSON), the
+	// redacted thinking as its JSON (FromMessages counts it nothing).
+	from, err := anthropic.FromMessages(system, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := recap.New(recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) { return "", nil }), recap.NewMemoryStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lib, conv := c.Measure(rs), c.Measure(from); lib < conv*98/100 || lib > conv*102/100 {
+		t.Errorf("recap.DecodeAnthropic's messages measure %d tokens, FromMessages' %d: want within 2%%", lib, conv)
+	}
+	for i := range rs {
+		if rs[i].Text() == "" && from[i].Text() != "" {
+			t.Errorf("message %d counts nothing in the library's format: %+v", i, rs[i])
+		}
+	}
+}
+
 // TestFromMessages: what recap sees of each kind of block: role, Content,
 // the parts' types and the text it counts.
 func TestFromMessages(t *testing.T) {

@@ -17,26 +17,43 @@ var errEmptyInput = errors.New("empty input")
 // decodeChat reads a JSON array of chat messages, after a UTF-8 byte order
 // mark if there is one, in format "ui" (Vercel AI SDK UIMessages, or any
 // messages with id/role/content/parts), "openai" (OpenAI Chat Completions
-// messages, whose IDs recap.ChainIDs makes) or "auto". Data that is empty
-// or only white space is errEmptyInput. Each message is decoded by
-// recap.Message, which keeps its wire format for the payload. Auto picks
-// "ui" when a message has parts, "openai" when one has no id, tool_calls,
-// tool_call_id or content blocks, and "ui" otherwise; a chat with both
-// signs is an error naming the two messages, since decoding it either way
-// would lose one kind of content.
+// messages, whose IDs recap.ChainIDs makes), "anthropic" (Anthropic
+// Messages API messages, or a request body whose "system" and "messages"
+// it reads, decoded by recap.DecodeAnthropic, IDs by recap.ChainIDs) or
+// "auto". Data that is empty or only white space is errEmptyInput. Each
+// message is decoded by recap.Message, which keeps its wire format for the
+// payload. Auto picks "anthropic" for an object (a request body) or when a
+// message has a block only Anthropic has (tool_use, tool_result,
+// thinking...), "ui" when a message has parts, "openai" when one has no
+// id, tool_calls, tool_call_id or content blocks, and "ui" otherwise; a
+// chat with the signs of two formats is an error naming the two messages,
+// since decoding it either way would lose one kind of content (an
+// Anthropic tool_use read as an OpenAI block counts nothing).
 func decodeChat(data []byte, format string) ([]recap.Message, string, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, "", errEmptyInput
 	}
-	raw, err := decodeArray(data)
+	if format != "auto" && format != "ui" && format != "openai" && format != "anthropic" {
+		return nil, "", fmt.Errorf("unknown format %q (want auto, ui, openai or anthropic)", format)
+	}
+	array, body := data, false
+	if messages, ok := requestMessages(data); ok {
+		if format != "auto" && format != "anthropic" {
+			return nil, "", fmt.Errorf("an object with \"messages\" is an Anthropic request body, not a chat in format %s (use -format anthropic)", format)
+		}
+		array, body, format = messages, true, "anthropic"
+	}
+	raw, err := decodeArray(array)
 	if err != nil {
+		if body {
+			err = fmt.Errorf("messages: %w", err)
+		}
 		return nil, "", err
 	}
-	if format != "auto" && format != "ui" && format != "openai" {
-		return nil, "", fmt.Errorf("unknown format %q (want auto, ui or openai)", format)
-	}
 	parts, openai, sign := -1, -1, ""
+	strong, strongSign := -1, "" // an OpenAI sign an Anthropic message never has
+	anth, anthSign := -1, ""
 	for i, m := range raw {
 		if _, ok := m["parts"]; ok && parts < 0 {
 			parts = i
@@ -44,16 +61,41 @@ func decodeChat(data []byte, format string) ([]recap.Message, string, error) {
 		if s := openAISign(m); s != "" && openai < 0 {
 			openai, sign = i, s
 		}
+		if s := strongOpenAISign(m); s != "" && strong < 0 {
+			strong, strongSign = i, s
+		}
+		if s := anthropicSign(m); s != "" && anth < 0 {
+			anth, anthSign = i, s
+		}
+	}
+	if format == "auto" && anth >= 0 {
+		format = "anthropic"
 	}
 	switch {
 	case format == "openai" && parts >= 0:
 		return nil, "", fmt.Errorf("message %d has parts: it is an AI SDK UIMessage, not an OpenAI message (use -format ui)", parts)
+	case (format == "openai" || format == "ui") && anth >= 0:
+		return nil, "", fmt.Errorf("message %d %s: it is an Anthropic message, not a chat in format %s (use -format anthropic)", anth, anthSign, format)
+	case format == "anthropic" && parts >= 0:
+		return nil, "", fmt.Errorf("message %d has parts: it is an AI SDK UIMessage, not an Anthropic message (use -format ui)", parts)
+	case format == "anthropic" && strong >= 0 && anth >= 0:
+		return nil, "", fmt.Errorf("message %d %s, as an Anthropic message, but message %d %s, as an OpenAI message: a chat must be in one format", anth, anthSign, strong, strongSign)
+	case format == "anthropic" && strong >= 0:
+		return nil, "", fmt.Errorf("message %d %s: it is an OpenAI message, not an Anthropic message (use -format openai)", strong, strongSign)
 	case format == "auto" && parts >= 0 && openai >= 0:
 		return nil, "", fmt.Errorf("message %d has parts, as an AI SDK UIMessage, but message %d %s, as an OpenAI message: a chat must be in one format", parts, openai, sign)
 	case format == "auto" && openai >= 0:
 		format = "openai"
 	case format == "auto":
 		format = "ui"
+	}
+	if format == "anthropic" {
+		msgs, err := recap.DecodeAnthropic(data)
+		if err != nil {
+			return nil, "", errors.New(strings.TrimPrefix(err.Error(), "recap: decode anthropic: "))
+		}
+		// Anthropic messages have no IDs: as OpenAI's, below.
+		return recap.ChainIDs(msgs), format, nil
 	}
 	msgs := make([]recap.Message, len(raw))
 	for i, m := range raw {
@@ -96,6 +138,94 @@ func openAISign(m map[string]json.RawMessage) string {
 		return "has content blocks"
 	}
 	return ""
+}
+
+// strongOpenAISign returns what marks m as an OpenAI message rather than
+// an Anthropic one ("has tool_calls", "has the role tool", ...), or "":
+// Anthropic messages have no id either, and content blocks.
+func strongOpenAISign(m map[string]json.RawMessage) string {
+	for _, k := range []string{"tool_calls", "tool_call_id", "function_call", "refusal"} {
+		if _, ok := m[k]; ok {
+			return "has " + k
+		}
+	}
+	var role string
+	if json.Unmarshal(m["role"], &role) == nil && (role == "tool" || role == "developer") {
+		return "has the role " + role
+	}
+	for _, b := range blocks(m) {
+		switch b.Type {
+		case "image_url", "input_audio", "file":
+			return "has an " + b.Type + " block"
+		}
+	}
+	return ""
+}
+
+// anthropicSign returns what marks m as an Anthropic message ("has a
+// tool_use block", ...), or "": a block of a type only Anthropic has, or
+// an image or document with a "source".
+func anthropicSign(m map[string]json.RawMessage) string {
+	for _, b := range blocks(m) {
+		switch {
+		case b.Type == "thinking", b.Type == "redacted_thinking",
+			strings.HasSuffix(b.Type, "tool_use"), strings.HasSuffix(b.Type, "tool_result"),
+			(b.Type == "image" || b.Type == "document") && b.Source != nil:
+			return "has a " + b.Type + " block"
+		}
+	}
+	return ""
+}
+
+// block is what the format signs read of a content block.
+type block struct {
+	Type   string          `json:"type"`
+	Source json.RawMessage `json:"source"`
+}
+
+// blocks returns the content blocks of m, or none if its content is not
+// an array of objects.
+func blocks(m map[string]json.RawMessage) []block {
+	var bs []block
+	if c := bytes.TrimSpace(m["content"]); len(c) == 0 || c[0] != '[' || json.Unmarshal(c, &bs) != nil {
+		return nil
+	}
+	return bs
+}
+
+// requestMessages returns the "messages" array of data if data is a JSON
+// object that has one: an Anthropic request body.
+func requestMessages(data []byte) ([]byte, bool) {
+	var body struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &body) != nil || body.Messages == nil {
+		return nil, false
+	}
+	return body.Messages, true
+}
+
+// anthropicPayload returns payload as an Anthropic request body: the
+// members of data, the input, if it was a request body (model, tools,
+// max_tokens...), with its system and messages those of the payload (see
+// recap.EncodeAnthropic), indented.
+func anthropicPayload(data []byte, payload []recap.Message) ([]byte, error) {
+	body := map[string]json.RawMessage{}
+	if _, ok := requestMessages(data); ok {
+		if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\ufeff")), &body); err != nil {
+			return nil, err
+		}
+	}
+	system, messages, err := recap.EncodeAnthropic(payload)
+	if err != nil {
+		return nil, err
+	}
+	delete(body, "system")
+	if system != nil {
+		body["system"] = system
+	}
+	body["messages"] = messages
+	return json.MarshalIndent(body, "", "  ")
 }
 
 // decodeArray decodes a JSON array of objects, with errors that say what

@@ -6,8 +6,11 @@
 //	recap simulate [flags] CHAT.json   replay the chat turn by turn: calls, tokens, cost
 //	recap help [COMMAND]               the usage of recap or of a command
 //
-// CHAT.json is a JSON array of Vercel AI SDK UIMessages or OpenAI chat
-// messages (-format picks, default auto); "-" reads it from standard input
+// CHAT.json is a JSON array of Vercel AI SDK UIMessages, OpenAI chat
+// messages or Anthropic Messages API messages, or an Anthropic request body
+// with its "system" and "messages" (-format picks, default auto; the
+// payload of an Anthropic chat is printed as a request body, its system
+// and messages compressed, its other members as they came); "-" reads it from standard input
 // (its chat ID is then "stdin", unless -chat names one). Flags come before
 // or after it. With -store FILE the summary and its boundary are kept in
 // that JSON file, so running compress again on a longer version of the
@@ -137,7 +140,7 @@ func newCompressFlags(cmd string) *compressFlags {
 	fs := newFlagSet(cmd)
 	return &compressFlags{
 		fs:       fs,
-		format:   fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai"),
+		format:   fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages), openai or anthropic (messages or a request body)"),
 		trigger:  fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)"),
 		window:   fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)"),
 		encoding: fs.String("encoding", tokens.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
@@ -177,7 +180,7 @@ func runCompress(ctx context.Context, cmd string, args []string, stdin io.Reader
 	if err != nil {
 		return fail(err)
 	}
-	msgs, detected, name, err := readChat(path, stdin, *f.format)
+	msgs, detected, name, data, err := readChat(path, stdin, *f.format)
 	if err != nil {
 		return fail(err)
 	}
@@ -236,7 +239,12 @@ func runCompress(ctx context.Context, cmd string, args []string, stdin io.Reader
 	if budgetErr != nil && !errors.Is(budgetErr, recap.ErrBudget) {
 		return failChat(budgetErr)
 	}
-	out, err := json.MarshalIndent(res.Payload, "", "  ")
+	var out []byte
+	if detected == "anthropic" {
+		out, err = anthropicPayload(data, res.Payload)
+	} else {
+		out, err = json.MarshalIndent(res.Payload, "", "  ")
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -103,8 +103,15 @@ func TestCompressGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			var payload []recap.Message
-			if err := json.Unmarshal([]byte(out), &payload); err != nil {
+			var err error
+			if name == "anthropic" {
+				// A request body, its system and messages compressed.
+				_, err = recap.DecodeAnthropic([]byte(out))
+			} else {
+				var payload []recap.Message
+				err = json.Unmarshal([]byte(out), &payload)
+			}
+			if err != nil {
 				t.Fatalf("payload is not JSON messages: %v", err)
 			}
 			golden(t, "compress-"+name+".txt", out+"--- stderr\n"+errOut)
@@ -364,6 +371,25 @@ func TestBadChats(t *testing.T) {
 			`[{"id":"u1","role":"user","parts":[{"type":"text","text":"Hi"}]},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]},{"id":"u2","role":"user","parts":[{"type":"text","text":"Bye"}]}]`,
 			[]string{"-format", "ui"}, `invalid message 1 (id ""): no ID: an AI SDK UIMessage carries its own "id", made by generateId (useChat) or generateMessageId (toUIMessageStreamResponse); keep it when you store and send messages. recap derives IDs only for formats without them, such as OpenAI's`,
 			[]string{"plan", "compress"}}, // simulate names the turn whose replay found it
+		{"AnthropicOrphan", "a tool_result whose tool_use is not in the chat is named, not sent",
+			`[{"role":"user","content":"q"},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t9","content":"r"}]}]`,
+			nil, `invalid message 1 (id "h-c3890b9bc7d4.edc3491f"): a tool result for call "t9", whose tool call (tool_use) is not before it in the chat: send the history from the message that made the call`,
+			[]string{"plan", "compress"}},
+		{"OpenAIOrphan", "an OpenAI tool message whose call is not in the chat is named",
+			`[{"role":"user","content":"q"},{"role":"tool","tool_call_id":"c9","content":"r"}]`,
+			nil, `invalid message 1 (id "h-102c80241f37.29552601"): a tool result for call "c9", whose tool call (tool_use) is not before it in the chat: send the history from the message that made the call`,
+			[]string{"plan", "compress"}},
+		{"AnthropicAsOpenAI", "forced openai would count the tool blocks 0",
+			`[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]}]`,
+			[]string{"-format", "openai"}, "message 1 has a tool_use block: it is an Anthropic message, not a chat in format openai (use -format anthropic)", nil},
+		{"AnthropicWithToolCalls", "an Anthropic block and OpenAI tool_calls in one chat",
+			`[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"assistant","content":null,"tool_calls":[]}]`,
+			nil, "message 1 has a tool_use block, as an Anthropic message, but message 2 has tool_calls, as an OpenAI message: a chat must be in one format", nil},
+		{"BodyAsUI", "a request body forced to ui",
+			`{"system":"s","messages":[{"role":"user","content":"q"}]}`,
+			[]string{"-format", "ui"}, `an object with "messages" is an Anthropic request body, not a chat in format ui (use -format anthropic)`, nil},
+		{"BodyBadMessages", "a request body whose messages are not an array",
+			`{"messages":{"role":"user"}}`, nil, "messages: want a JSON array of messages, got an object", nil},
 		{"OpenAIWithParts", "forced openai would drop the parts",
 			`[{"role":"user","content":"Hi"},{"role":"assistant","parts":[{"type":"text","text":"Hello"}]}]`,
 			[]string{"-format", "openai"}, "message 1 has parts: it is an AI SDK UIMessage, not an OpenAI message (use -format ui)", nil},
@@ -390,6 +416,77 @@ func TestBadChats(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAnthropicChat: an Anthropic request body and its messages array
+// are read as Anthropic messages, their tool blocks counted (an Anthropic
+// array read as OpenAI messages counted them 0, issue 22 §5), and the
+// payload is a request body whose messages start with a user message, not
+// a tool_result whose tool_use was summarized away.
+func TestAnthropicChat(t *testing.T) {
+	file := filepath.Join("testdata", "chats", "anthropic.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Messages json.RawMessage }
+	if err := json.Unmarshal(data, &body); err != nil {
+		t.Fatal(err)
+	}
+	array := filepath.Join(t.TempDir(), "messages.json")
+	if err := os.WriteFile(array, body.Messages, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msgs, format, err := decodeChat(data, "auto")
+	if err != nil || format != "anthropic" {
+		t.Fatalf("decodeChat: %v, format %q", err, format)
+	}
+	agent, _ := os.ReadFile(filepath.Join("testdata", "chats", "agent.json"))
+	openai, _, err := decodeChat(agent, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := newTokenizer("o200k_base", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := recap.New(recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) { return "s", nil }), recap.NewMemoryStore(), tok.options()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same chat as agent.json: the tool results are strings with
+	// spaces where OpenAI's are compacted JSON text, a few tokens more.
+	if a, o := c.Measure(msgs), c.Measure(openai); a < o || a > o+o/10 {
+		t.Errorf("the Anthropic chat measures %d tokens, the same chat in OpenAI's format %d", a, o)
+	}
+	for _, f := range []string{file, array} {
+		code, out, errOut := runCLI(t, noEnv, "compress", "-trigger", "300", f)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", f, code, errOut)
+		}
+		var got struct {
+			Model    string
+			System   json.RawMessage
+			Messages []struct {
+				Role    string
+				Content json.RawMessage
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%s: payload is not a request body: %v\n%s", f, err, out)
+		}
+		if f == file && got.Model != "claude-sonnet-4-5" {
+			t.Errorf("%s: the body's model is lost: %s", f, out)
+		}
+		if len(got.Messages) == 0 || got.Messages[0].Role != "user" || strings.Contains(string(got.Messages[0].Content), "tool_result") {
+			t.Errorf("%s: the payload's messages do not start with a user's message:\n%s", f, out)
+		}
+		// The summary, of the default summary role, ends the system.
+		if !strings.Contains(string(got.System), "Earlier in this chat") || f == file && !strings.Contains(string(got.System), "You are Atlas") ||
+			!strings.Contains(errOut, "summarized") {
+			t.Errorf("%s: system %s, stderr %s", f, got.System, errOut)
+		}
 	}
 }
 

@@ -391,7 +391,7 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return fail(err)
 	}
-	msgs, detected, name, err := readChat(path, stdin, *f.format)
+	msgs, detected, name, _, err := readChat(path, stdin, *f.format)
 	if err != nil {
 		return fail(err)
 	}

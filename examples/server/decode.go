@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -32,7 +33,12 @@ const (
 )
 
 // decode reads a {"id": ..., "messages": [...]} body, ignoring any other
-// field, and answers 4xx errors that name the offending field. Messages
+// field, and answers 4xx errors that name the offending field. An
+// Anthropic Messages API request body is one too: its "system" (a string
+// or text blocks) is decoded by recap.DecodeAnthropicSystem into system
+// messages before the messages, and a body with a "system" or an
+// Anthropic block (tool_use, tool_result, thinking...) is a chat of
+// Anthropic messages (see anthropicChat). Messages
 // need no "id" (recap derives IDs for the payload routes, as
 // recap.ChainIDs does, and the payload carries none), except AI SDK
 // UIMessages, whose missing IDs the payload routes answer with a 400. It decodes
@@ -76,6 +82,8 @@ func decodeBody(dec *json.Decoder, maxMessages int, fields map[string]any) (id s
 	}
 	budget := valuesPerMessage * maxMessages
 	found := false
+	var system []recap.Message // an Anthropic request's system prompt
+	anthropic := false         // the body has a "system"
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -90,6 +98,18 @@ func decodeBody(dec *json.Decoder, maxMessages int, fields map[string]any) (id s
 				}
 				return readError(err)
 			}
+		case "system":
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return readError(err)
+			}
+			if budget -= shallowValues(raw); budget < 0 {
+				return bad("system: more than %d parts and members in all (%d a message on average)", valuesPerMessage*maxMessages, valuesPerMessage)
+			}
+			if system, err = recap.DecodeAnthropicSystem(raw); err != nil {
+				return bad("%s", strings.TrimPrefix(err.Error(), "recap: decode anthropic: "))
+			}
+			anthropic = string(raw) != "null"
 		case "messages":
 			found, msgs = true, nil
 			tok, err := dec.Token()
@@ -169,7 +189,86 @@ func decodeBody(dec *json.Decoder, maxMessages int, fields map[string]any) (id s
 	if !found {
 		return bad("messages: required")
 	}
+	if msgs, msg = anthropicChat(anthropic, system, msgs); msg != "" {
+		return bad("%s", msg)
+	}
+	if len(system) > 0 {
+		// recap's errors would count the system blocks among the
+		// messages: the one it finds in them is named here.
+		if msg := orphan(msgs[len(system):]); msg != "" {
+			return bad("%s", msg)
+		}
+	}
+	if len(msgs) > maxMessages {
+		return bad("system and messages: more than %d", maxMessages)
+	}
 	return id, msgs, 0, ""
+}
+
+// anthropicChat returns msgs as an Anthropic Messages API chat, after the
+// system prompt, when the body is an Anthropic request: when it has a
+// "system" (anthropic) or a message has a block only Anthropic has. A
+// message that decoded as an OpenAI one or as recap's own (a string or
+// text blocks: the same JSON in both formats) is made Anthropic, so that
+// the chat has one format; one with what Anthropic messages lack
+// (tool_calls, a tool role, UIMessage parts) is an error naming it. Other chats come back as they are.
+func anthropicChat(anthropic bool, system, msgs []recap.Message) ([]recap.Message, string) {
+	for i := 0; !anthropic && i < len(msgs); i++ {
+		anthropic = msgs[i].Format == recap.FormatAnthropic
+	}
+	if !anthropic {
+		return msgs, ""
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Format == recap.FormatAnthropic {
+			continue
+		}
+		if m.Format == recap.FormatUI || m.Role == recap.RoleTool || m.Role == recap.RoleDeveloper || m.Refusal != "" || !textOnly(m.Parts) {
+			return nil, fmt.Sprintf("messages[%d]: not an Anthropic message (%s format) in an Anthropic request: a chat must be in one format", i, m.Format)
+		}
+		if m.Format == recap.FormatPlain && m.ID != "" {
+			// recap's own {"id","role","content"}: the id stays a member.
+			b, _ := json.Marshal(m.ID) // a string always marshals
+			m.Extra = maps.Clone(m.Extra)
+			if m.Extra == nil {
+				m.Extra = map[string]json.RawMessage{}
+			}
+			m.Extra["id"] = b
+		}
+		m.Format = recap.FormatAnthropic
+	}
+	return append(system, msgs...), ""
+}
+
+// orphan names the first message of msgs that holds a tool result whose
+// call is not before it, as recap.Compressor refuses it (an
+// ErrInvalidMessage), or returns "".
+func orphan(msgs []recap.Message) string {
+	calls := map[string]bool{}
+	for i, m := range msgs {
+		for _, p := range m.Parts {
+			switch {
+			case p.ToolCallID == "":
+			case p.Type == recap.PartToolCall:
+				calls[p.ToolCallID] = true
+			case p.Type == recap.PartToolResult && !calls[p.ToolCallID]:
+				return fmt.Sprintf("messages[%d]: a tool result for call %q, whose tool call (tool_use) is not before it in the chat: "+
+					"send the history from the message that made the call", i, p.ToolCallID)
+			}
+		}
+	}
+	return ""
+}
+
+// textOnly reports whether parts are all text parts.
+func textOnly(parts []recap.Part) bool {
+	for _, p := range parts {
+		if p.Type != recap.PartText {
+			return false
+		}
+	}
+	return true
 }
 
 // optString is a string field that a request may leave out (see decode):

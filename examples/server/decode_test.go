@@ -148,3 +148,88 @@ func TestConcurrencyLimit(t *testing.T) {
 		t.Errorf("after the slots were freed: %d", w.Code)
 	}
 }
+
+// TestAnthropicBody: an Anthropic Messages API request body is accepted:
+// its system prompt is pinned before its messages, its tool_use and
+// tool_result blocks are counted and kept, and the payload sent back as
+// the next turn's messages keeps the summary. A tool result whose call is
+// not in the chat, a chat that mixes formats and a system of the wrong
+// type are 400s that say so.
+func TestAnthropicBody(t *testing.T) {
+	var msgs []map[string]any
+	for i := 1; i <= 6; i++ {
+		id := fmt.Sprintf("toolu_%d", i)
+		msgs = append(msgs,
+			map[string]any{"role": "user", "content": fmt.Sprintf("Question %d: what is the error rate of the payments service after deploy %d?", i, i*7)},
+			map[string]any{"role": "assistant", "content": []any{
+				map[string]any{"type": "text", "text": "Checking."},
+				map[string]any{"type": "tool_use", "id": id, "name": "metrics", "input": map[string]any{"deploy": i * 7}}}},
+			map[string]any{"role": "user", "content": []any{
+				map[string]any{"type": "tool_result", "tool_use_id": id, "content": fmt.Sprintf("error rate %d per minute on release v2.%d", i*13, i)}}},
+			map[string]any{"role": "assistant", "content": fmt.Sprintf("Answer %d: the rate is %d per minute; roll back v2.%d if it stays high.", i, i*13, i)})
+	}
+	msgs = append(msgs, map[string]any{"role": "user", "content": "What did we decide?"})
+	system := []any{map[string]any{"type": "text", "text": "You are the on-call assistant.", "cache_control": map[string]any{"type": "ephemeral"}}}
+	post := func(h http.Handler, body any) (int, string, []map[string]any) {
+		t.Helper()
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := serve(h, context.Background(), "/api/chats/a1/payload", string(b))
+		var out struct {
+			Payload    []map[string]any `json:"payload"`
+			Summarized bool             `json:"summarized"`
+			Stale      bool             `json:"stale"`
+		}
+		_ = json.Unmarshal(w.Body.Bytes(), &out)
+		return w.Code, w.Body.String(), out.Payload
+	}
+	h, _ := newHandler(t, nil, recap.WithTriggerTokens(80))
+	code, resp, payload := post(h, map[string]any{"model": "claude-sonnet-4-5", "system": system, "messages": msgs})
+	if code != http.StatusOK || !strings.Contains(resp, `"summarized":true`) {
+		t.Fatalf("Anthropic body: %d %.500s", code, resp)
+	}
+	first, _ := json.Marshal(payload[0])
+	if string(first) != `{"content":[{"cache_control":{"type":"ephemeral"},"text":"You are the on-call assistant.","type":"text"}],"role":"system"}` {
+		t.Errorf("the system block is not pinned first: %s", first)
+	}
+	all, _ := json.Marshal(payload)
+	if !strings.Contains(string(all), `"tool_use"`) || !strings.Contains(string(all), `"tool_result"`) {
+		t.Errorf("the payload lost the tool blocks: %s", all)
+	}
+	// The payload, sent back as the messages with the next turn.
+	next := append(payload,
+		map[string]any{"role": "assistant", "content": "We roll back v2.6 if the rate stays high."},
+		map[string]any{"role": "user", "content": "Who is on call tonight?"})
+	if code, resp, _ := post(h, map[string]any{"messages": next}); code != http.StatusOK || strings.Contains(resp, `"stale":true`) || !strings.Contains(resp, `"boundary":"h-`) {
+		t.Errorf("the payload sent back: %d %.300s; want the summary kept", code, resp)
+	}
+
+	tests := []struct {
+		name, reason string
+		body         any
+		want         string
+	}{
+		{"Orphan", "a tool_result whose tool_use is not in the chat",
+			map[string]any{"system": "Be brief.", "messages": []any{msgs[0], msgs[2]}},
+			`messages[1]: a tool result for call \"toolu_1\", whose tool call (tool_use) is not before it`},
+		{"OrphanNoSystem", "the same without a system: recap finds it",
+			map[string]any{"messages": []any{msgs[0], msgs[2]}},
+			`messages[1]: a tool result for call \"toolu_1\", whose tool call (tool_use) is not before it`},
+		{"Mixed", "an OpenAI tool message in an Anthropic request",
+			map[string]any{"system": "Be brief.", "messages": []any{msgs[0], map[string]any{"role": "tool", "tool_call_id": "c", "content": "r"}}},
+			"messages[1]: not an Anthropic message (openai format) in an Anthropic request"},
+		{"SystemNumber", "a system that is neither a string nor blocks",
+			map[string]any{"system": 7, "messages": msgs[:1]},
+			"system: want a string or an array of blocks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, resp, _ := post(h, tt.body)
+			if code != http.StatusBadRequest || !strings.Contains(resp, tt.want) {
+				t.Errorf("%s: %d %s, want a 400 with %q", tt.reason, code, resp, tt.want)
+			}
+		})
+	}
+}

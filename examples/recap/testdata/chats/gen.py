@@ -156,4 +156,21 @@ for step in range(1, 81):
     loop.append({"role": "tool", "tool_call_id": cid, "content": result})
 loop.append({"role": "assistant", "content": "The rename is done: 'plan' is now 'split' in every package, the public API is unchanged and all tests pass."})
 dump("agentloop.json", loop)
+
+# anthropic.json: agent.json as an Anthropic Messages API request body,
+# its system prompt top-level, tool calls as tool_use blocks and results
+# as tool_result blocks in user messages.
+def to_anthropic(chat):
+    out = []
+    for m in chat[1:]:
+        if m["role"] == "tool":
+            out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": m["tool_call_id"], "content": m["content"]}]})
+        elif m.get("tool_calls"):
+            blocks = [{"type": "text", "text": m["content"]}] if m["content"] else []
+            blocks += [{"type": "tool_use", "id": c["id"], "name": c["function"]["name"], "input": json.loads(c["function"]["arguments"])} for c in m["tool_calls"]]
+            out.append({"role": "assistant", "content": blocks})
+        else:
+            out.append({"role": m["role"], "content": m["content"]})
+    return {"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": chat[0]["content"], "messages": out}
+dump("anthropic.json", to_anthropic(agent))
 print("ok")
