@@ -171,134 +171,35 @@ var errUsage = errors.New("usage")
 // (time.Now, or a test's fake clock); the time limits of requests,
 // summarizations and the shutdown run on the runtime's timers.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, now func() time.Time) error {
-	fs := flag.NewFlagSet("server", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		addr       = fs.String("addr", "127.0.0.1:8080", "address to listen on")
-		dbPath     = fs.String("db", "recap.db", "SQLite file of the summaries (when -postgres is not set)")
-		pgDSN      = fs.String("postgres", "", "PostgreSQL DSN of the summaries (default $RECAP_POSTGRES_DSN)")
-		trigger    = fs.Int("trigger", 0, "summarize above this many tokens (default 1000, or $RECAP_SUMMARY_TRIGGER_TOKENS)")
-		window     = fs.Int("window", 0, "conversations kept raw (default 2, or $RECAP_SUMMARY_WINDOW_CONVERSATIONS)")
-		maxPayload = fs.Int("max-payload", 0, "hard ceiling on payload tokens (0: none)")
-		reserved   = fs.Int("reserved-tokens", 0, "tokens of -max-payload kept for what a request holds besides the payload (recap.WithReservedTokens)")
-		toolsFile  = fs.String("tools", "", "JSON file of the tool definitions clients send (an array in any provider's shape, or a request body): their tokens and the request's priming for -chat-model are added to -reserved-tokens")
-		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one request, summarizing included")
-		keysFile   = fs.String("api-keys", "", "file of TENANT KEY lines, KEY in clear or sha256:<hex> (default $RECAP_API_KEYS_FILE)")
-		sumRate    = fs.Float64("summarize-rate", DefaultSummarizeRate, "requests a second each tenant may make to /api/summarize, on average")
-		sumBurst   = fs.Int("summarize-burst", DefaultSummarizeBurst, "requests each tenant may make to /api/summarize at once")
-		hosts      = fs.String("allowed-hosts", "", "comma-separated Host names accepted besides localhost, 127.0.0.1 and [::1] (and -addr's host)")
-		origins    = fs.String("cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
-		role       = fs.String("summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
-		maxMsgs    = fs.Int("max-messages", DefaultMaxMessages, "messages a request may hold")
-		maxInput   = fs.Int("max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")
-		maxConc    = fs.Int("max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
-		queueWait  = fs.Duration("queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
-		pgMax      = fs.Int("pg-max-conns", DefaultPGMaxConns, "PostgreSQL: connections at most")
-		pgIdle     = fs.Int("pg-max-idle-conns", DefaultPGMaxIdle, "PostgreSQL: idle connections kept at most")
-		pgIdleTime = fs.Duration("pg-conn-idle-time", DefaultPGIdleTime, "PostgreSQL: close a connection idle this long")
-		pgLife     = fs.Duration("pg-conn-lifetime", DefaultPGConnLifetime, "PostgreSQL: replace a connection this old")
-		maxConns   = fs.Int("max-conns", DefaultMaxConns, "open client connections at most; more wait in the kernel's backlog")
-		brkFails   = fs.Int("breaker-failures", breaker.DefaultThreshold, "consecutive LLM failures that stop calling it for -breaker-cooldown (the fallback serves)")
-		brkCool    = fs.Duration("breaker-cooldown", breaker.DefaultCooldown, "how long the LLM is not called once the breaker opened")
-		noAuth     = fs.Bool("insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
-		background = fs.Bool("background", true, "summarize off the request path while the payload fits -max-payload (recap.WithBackground)")
-		workersN   = fs.Int("summarize-workers", DefaultSummarizeWorkers, "background summarizations running at once")
-		queueN     = fs.Int("summarize-queue", DefaultSummarizeQueue, "background summarizations waiting at most; more are dropped and scheduled again by a later request")
-		llmRetries = fs.Int("llm-retries", 0, "retries of a failed LLM call; 0: none, a failure goes to the breaker, which honours a rate limit's Retry-After (default $RECAP_LLM_MAX_RETRIES, else 0)")
-		logFormat  = fs.String("log-format", "json", "log lines as json or text; each line about a request has its request_id (X-Request-ID)")
-		metricsOn  = fs.Bool("metrics", true, "serve OpenTelemetry metrics for Prometheus at GET /metrics (no key; from an allowed Host)")
-		otlpURL    = fs.String("otlp-endpoint", "", "OTLP/HTTP endpoint to send traces to, e.g. http://127.0.0.1:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; none: no traces)")
-		model      = fs.String("chat-model", "", "the chat model the payloads are for: counted by its tokenizer or estimate (tokens.EstimatorForModel: OpenAI, Claude, Gemini; else o200k_base) and calibrated from the usage clients report to POST /api/usage (none: o200k_base, uncalibrated)")
-		overhead   = fs.Int("message-overhead", 0, "tokens of each message's framing, counted beside its text (recap.WithMessageOverhead; default the -chat-model family's, else 0)")
-		leaseWait  = fs.Duration("lease-wait", DefaultLeaseWait, "how long a request that must summarize waits while another replica summarizes the same chat (recap.WithLeaseWait); then it goes on unsummarized within -max-payload")
-		leaseTTL   = fs.Duration("lease-ttl", 0, "time-to-live of a chat's summarization lease, after which a replica that died holding it is taken over (0: 3 x -timeout/2 + 30s; recap.WithLeaseTTL)")
-		grace      = fs.Duration("grace", DefaultGrace, "on SIGINT or SIGTERM, how long requests in flight and background summarizations may take to finish (a second signal exits at once)")
-	)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if *maxMsgs < 1 || *maxConc < 1 || *queueWait < 0 {
-		return fmt.Errorf("-max-messages %d, -max-concurrent %d: must be positive; -queue-wait %v: must not be negative", *maxMsgs, *maxConc, *queueWait)
-	}
-	if *workersN < 1 || *queueN < 0 || *grace <= 0 {
-		return fmt.Errorf("-summarize-workers %d must be positive, -summarize-queue %d not negative, -grace %v positive", *workersN, *queueN, *grace)
-	}
-	if *leaseWait < 0 || *leaseTTL < 0 {
-		return fmt.Errorf("-lease-wait %v, -lease-ttl %v: must not be negative", *leaseWait, *leaseTTL)
-	}
-	if *sumRate <= 0 || *sumBurst < 1 {
-		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", *sumRate, *sumBurst)
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
 	}
 	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
-	log, err := newLogger(stderr, *logFormat)
+	log, err := newLogger(stderr, o.logFormat)
 	if err != nil {
 		return err
 	}
-
-	if *keysFile == "" {
-		*keysFile = getenv("RECAP_API_KEYS_FILE")
+	if o.keysFile == "" {
+		o.keysFile = getenv("RECAP_API_KEYS_FILE")
 	}
-	keys, err := loadKeys(log, *keysFile, *noAuth, *addr)
+	keys, err := loadKeys(log, o.keysFile, o.noAuth, o.addr)
 	if err != nil {
 		return err
 	}
-
-	opts, budget, err := setup.Options(lookup, []string{"RECAP_"}, fs, trigger, window)
+	opts, budget, err := setup.Options(lookup, []string{"RECAP_"}, o.fs, &o.trigger, &o.window)
 	if err != nil {
 		return err
-	}
-	if *maxPayload > 0 {
-		opts = append(opts, recap.WithMaxPayloadTokens(*maxPayload))
-	}
-	if *maxInput > 0 {
-		// Bounds what a summarizer holds at once (an LLM's context, the
-		// extractive one's memory), whatever the request's size.
-		opts = append(opts, recap.WithMaxSummarizeInput(*maxInput))
 	}
 	counter, _ := tokens.NewTiktoken(tokens.O200kBase)
-	if *overhead < 0 {
-		return fmt.Errorf("-message-overhead %d: must not be negative", *overhead)
-	}
-	var cal *recap.Calibrator
-	if *model != "" {
-		// The model's own counter or estimate where recap knows the model
-		// (tokens.EstimatorForModel), else o200k_base, corrected by usage.
-		var base recap.TokenCounter = counter
-		if e, err := tokens.EstimatorForModel(*model); err == nil {
-			base = e
-			if !flagSet(fs, "message-overhead") {
-				*overhead = e.MessageOverhead()
-			}
-		}
-		cal = recap.NewCalibrator(base)
-		opts = append(opts, recap.WithTokenCounter(cal.Counter(*model)))
-	}
-	opts = append(opts, recap.WithMessageOverhead(*overhead))
-	fixed, err := reservedTokens(*reserved, *toolsFile, *model)
+	opts, cal, err := o.countOptions(opts, counter)
 	if err != nil {
 		return err
 	}
-	if fixed > 0 {
-		if *maxPayload == 0 {
-			return errors.New("-reserved-tokens and -tools keep part of -max-payload: set it")
-		}
-		opts = append(opts, recap.WithReservedTokens(fixed))
+	if o.otlpURL == "" {
+		o.otlpURL = getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 	}
-	if _, set := lookup(setup.EnvMaxRetries); !set || flagSet(fs, "llm-retries") {
-		// The server retries nothing by default: the SDK would wait out a
-		// Retry-After in the request or the task; the breaker opens for it.
-		lookup = withValue(lookup, setup.EnvMaxRetries, strconv.Itoa(*llmRetries))
-	}
-	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget, newLLM)
-	if err != nil {
-		return err
-	}
-	label = redact(label)       // a base URL may hold credentials
-	sum = shieldSummarizer(sum) // errors without the provider's body
-	if *otlpURL == "" {
-		*otlpURL = getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
-	}
-	tel, err := newTelemetry(ctx, *metricsOn, *otlpURL, setup.Model(lookup), "")
+	tel, err := newTelemetry(ctx, o.metricsOn, o.otlpURL, setup.Model(lookup), "")
 	if err != nil {
 		return err
 	}
@@ -308,90 +209,42 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		tel.shutdown(sctx) // flushes the last spans
 	}()
 	backoff := newSaveBackoff(log, now)
-	compressSum := sum // what the Compressor calls; sum also serves /api/summarize
-	if fallback != nil {
-		// An LLM: stop calling it while it keeps failing, and while the
-		// store cannot save what it would make.
-		brk, err := breaker.New(sum, *brkFails, *brkCool, now)
-		if err != nil {
-			return err
-		}
-		if err := tel.in.ObserveCircuit("llm", func() int64 { return int64(brk.State()) }); err != nil {
-			return err
-		}
-		sum = brk
-		compressSum = backoff.summarizer(sum)
-		opts = append(opts, recap.WithFallbackSummarizer(fallback))
+	sums, opts, err := o.summarizers(lookup, counter, budget, tel, backoff, now, opts)
+	if err != nil {
+		return err
 	}
-	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(*timeout/2), recap.WithSummaryRole(recap.Role(*role)),
-		recap.WithHooks(tel.in.Hooks()), recap.WithLeaseWait(*leaseWait), recap.WithLeaseTTL(*leaseTTL))
-
-	if *pgDSN == "" {
-		*pgDSN = getenv("RECAP_POSTGRES_DSN")
-	}
-	var (
-		st    *sqlstore.Store
-		db    *sql.DB
-		where string
-	)
-	if *pgDSN != "" {
-		st, db, err = sqlstore.OpenPostgres(ctx, *pgDSN)
-		err = redactError(err, dsnPassword(*pgDSN))
-		where = "postgres " + redact(*pgDSN)
-		if err == nil {
-			if *pgMax < 1 || *pgIdle < 0 {
-				db.Close()
-				return fmt.Errorf("-pg-max-conns %d must be positive, -pg-max-idle-conns %d not negative", *pgMax, *pgIdle)
-			}
-			poolConfig{maxOpen: *pgMax, maxIdle: *pgIdle, idleTime: *pgIdleTime, lifetime: *pgLife}.apply(db)
-		}
-	} else {
-		st, db, err = sqlstore.OpenSQLite(ctx, *dbPath)
-		where = "sqlite " + *dbPath
-		if err == nil {
-			sqlitePool.apply(db)
-		}
-	}
+	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(o.timeout/2), recap.WithSummaryRole(recap.Role(o.role)),
+		recap.WithHooks(tel.in.Hooks()), recap.WithLeaseWait(o.leaseWait), recap.WithLeaseTTL(o.leaseTTL))
+	st, db, where, err := o.openStore(ctx, getenv)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	store := markedStore{st}
 	var pool *workers
-	if *background {
-		pool = newWorkers(log, *workersN, *queueN)
+	if o.background {
+		pool = newWorkers(log, o.workersN, o.queueN)
 		defer pool.stop()
 		opts = append(opts, recap.WithBackground(pool.run))
 	}
-	c, err := recap.New(compressSum, backoff.store(store), opts...)
+	c, err := recap.New(sums.compress, backoff.store(store), opts...)
 	if err != nil {
 		return err
 	}
-
-	srv := &http.Server{
-		Handler: NewServer(log, Config{
-			Keys: keys, Timeout: *timeout,
-			SummarizeRate: *sumRate, SummarizeBurst: *sumBurst,
-			MaxMessages: *maxMsgs, MaxConcurrent: *maxConc, QueueWait: *queueWait,
-			AllowedHosts: append(list(*hosts), addrHost(*addr)), CORSOrigins: list(*origins),
-			Telemetry: tel, Counter: counter,
-			Calibrator: cal, Model: *model, Overhead: *overhead, Now: now,
-		}, c, store, sum),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       *queueWait + 30*time.Second, // a request waiting for a slot has not read its body yet
-		WriteTimeout:      *timeout + 10*time.Second,
-		IdleTimeout:       DefaultIdleTimeout,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	if *maxConns < 1 {
-		return fmt.Errorf("-max-conns %d: must be positive", *maxConns)
-	}
-	ln, err := net.Listen("tcp", *addr)
+	srv := o.httpServer(log, NewServer(log, Config{
+		Keys: keys, Timeout: o.timeout,
+		SummarizeRate: o.sumRate, SummarizeBurst: o.sumBurst,
+		MaxMessages: o.maxMsgs, MaxConcurrent: o.maxConc, QueueWait: o.queueWait,
+		AllowedHosts: append(list(o.hosts), addrHost(o.addr)), CORSOrigins: list(o.origins),
+		Telemetry: tel, Counter: counter,
+		Calibrator: cal, Model: o.model, Overhead: o.overhead, Now: now,
+	}, c, store, sums.serve))
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
 	}
-	ln = netutil.LimitListener(ln, *maxConns)
-	log.Info("listening", "addr", ln.Addr().String(), "store", where, "summarizer", label)
+	ln = netutil.LimitListener(ln, o.maxConns)
+	log.Info("listening", "addr", ln.Addr().String(), "store", where, "summarizer", sums.label)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	select {
@@ -399,7 +252,211 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	case <-ctx.Done():
 	}
-	return shutdown(log, srv, serveErr, c, pool, *grace)
+	return shutdown(log, srv, serveErr, c, pool, o.grace)
+}
+
+// options are the server's command-line flags (see parseFlags).
+type options struct {
+	fs *flag.FlagSet // where they were parsed, to tell a flag set from its default
+
+	addr, dbPath, pgDSN, keysFile, toolsFile string
+	hosts, origins, role, logFormat, otlpURL string
+	model                                    string
+	trigger, window, maxPayload, reserved    int
+	sumBurst, maxMsgs, maxInput, maxConc     int
+	pgMax, pgIdle, maxConns, brkFails        int
+	workersN, queueN, llmRetries, overhead   int
+	sumRate                                  float64
+	timeout, queueWait, pgIdleTime, pgLife   time.Duration
+	brkCool, leaseWait, leaseTTL, grace      time.Duration
+	noAuth, background, metricsOn            bool
+}
+
+// parseFlags parses args into options and checks them. Bad flags, which
+// the flag package reports on stderr, are errUsage.
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&o.dbPath, "db", "recap.db", "SQLite file of the summaries (when -postgres is not set)")
+	fs.StringVar(&o.pgDSN, "postgres", "", "PostgreSQL DSN of the summaries (default $RECAP_POSTGRES_DSN)")
+	fs.IntVar(&o.trigger, "trigger", 0, "summarize above this many tokens (default 1000, or $RECAP_SUMMARY_TRIGGER_TOKENS)")
+	fs.IntVar(&o.window, "window", 0, "conversations kept raw (default 2, or $RECAP_SUMMARY_WINDOW_CONVERSATIONS)")
+	fs.IntVar(&o.maxPayload, "max-payload", 0, "hard ceiling on payload tokens (0: none)")
+	fs.IntVar(&o.reserved, "reserved-tokens", 0, "tokens of -max-payload kept for what a request holds besides the payload (recap.WithReservedTokens)")
+	fs.StringVar(&o.toolsFile, "tools", "", "JSON file of the tool definitions clients send (an array in any provider's shape, or a request body): their tokens and the request's priming for -chat-model are added to -reserved-tokens")
+	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "time limit of one request, summarizing included")
+	fs.StringVar(&o.keysFile, "api-keys", "", "file of TENANT KEY lines, KEY in clear or sha256:<hex> (default $RECAP_API_KEYS_FILE)")
+	fs.Float64Var(&o.sumRate, "summarize-rate", DefaultSummarizeRate, "requests a second each tenant may make to /api/summarize, on average")
+	fs.IntVar(&o.sumBurst, "summarize-burst", DefaultSummarizeBurst, "requests each tenant may make to /api/summarize at once")
+	fs.StringVar(&o.hosts, "allowed-hosts", "", "comma-separated Host names accepted besides localhost, 127.0.0.1 and [::1] (and -addr's host)")
+	fs.StringVar(&o.origins, "cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
+	fs.StringVar(&o.role, "summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
+	fs.IntVar(&o.maxMsgs, "max-messages", DefaultMaxMessages, "messages a request may hold")
+	fs.IntVar(&o.maxInput, "max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")
+	fs.IntVar(&o.maxConc, "max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
+	fs.DurationVar(&o.queueWait, "queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
+	fs.IntVar(&o.pgMax, "pg-max-conns", DefaultPGMaxConns, "PostgreSQL: connections at most")
+	fs.IntVar(&o.pgIdle, "pg-max-idle-conns", DefaultPGMaxIdle, "PostgreSQL: idle connections kept at most")
+	fs.DurationVar(&o.pgIdleTime, "pg-conn-idle-time", DefaultPGIdleTime, "PostgreSQL: close a connection idle this long")
+	fs.DurationVar(&o.pgLife, "pg-conn-lifetime", DefaultPGConnLifetime, "PostgreSQL: replace a connection this old")
+	fs.IntVar(&o.maxConns, "max-conns", DefaultMaxConns, "open client connections at most; more wait in the kernel's backlog")
+	fs.IntVar(&o.brkFails, "breaker-failures", breaker.DefaultThreshold, "consecutive LLM failures that stop calling it for -breaker-cooldown (the fallback serves)")
+	fs.DurationVar(&o.brkCool, "breaker-cooldown", breaker.DefaultCooldown, "how long the LLM is not called once the breaker opened")
+	fs.BoolVar(&o.noAuth, "insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
+	fs.BoolVar(&o.background, "background", true, "summarize off the request path while the payload fits -max-payload (recap.WithBackground)")
+	fs.IntVar(&o.workersN, "summarize-workers", DefaultSummarizeWorkers, "background summarizations running at once")
+	fs.IntVar(&o.queueN, "summarize-queue", DefaultSummarizeQueue, "background summarizations waiting at most; more are dropped and scheduled again by a later request")
+	fs.IntVar(&o.llmRetries, "llm-retries", 0, "retries of a failed LLM call; 0: none, a failure goes to the breaker, which honours a rate limit's Retry-After (default $RECAP_LLM_MAX_RETRIES, else 0)")
+	fs.StringVar(&o.logFormat, "log-format", "json", "log lines as json or text; each line about a request has its request_id (X-Request-ID)")
+	fs.BoolVar(&o.metricsOn, "metrics", true, "serve OpenTelemetry metrics for Prometheus at GET /metrics (no key; from an allowed Host)")
+	fs.StringVar(&o.otlpURL, "otlp-endpoint", "", "OTLP/HTTP endpoint to send traces to, e.g. http://127.0.0.1:4318 (default $OTEL_EXPORTER_OTLP_ENDPOINT; none: no traces)")
+	fs.StringVar(&o.model, "chat-model", "", "the chat model the payloads are for: counted by its tokenizer or estimate (tokens.EstimatorForModel: OpenAI, Claude, Gemini; else o200k_base) and calibrated from the usage clients report to POST /api/usage (none: o200k_base, uncalibrated)")
+	fs.IntVar(&o.overhead, "message-overhead", 0, "tokens of each message's framing, counted beside its text (recap.WithMessageOverhead; default the -chat-model family's, else 0)")
+	fs.DurationVar(&o.leaseWait, "lease-wait", DefaultLeaseWait, "how long a request that must summarize waits while another replica summarizes the same chat (recap.WithLeaseWait); then it goes on unsummarized within -max-payload")
+	fs.DurationVar(&o.leaseTTL, "lease-ttl", 0, "time-to-live of a chat's summarization lease, after which a replica that died holding it is taken over (0: 3 x -timeout/2 + 30s; recap.WithLeaseTTL)")
+	fs.DurationVar(&o.grace, "grace", DefaultGrace, "on SIGINT or SIGTERM, how long requests in flight and background summarizations may take to finish (a second signal exits at once)")
+	if err := fs.Parse(args); err != nil {
+		return nil, errUsage
+	}
+	o.fs = fs
+	return o, o.check()
+}
+
+// check reports flags out of their ranges.
+func (o *options) check() error {
+	switch {
+	case o.maxMsgs < 1 || o.maxConc < 1 || o.queueWait < 0:
+		return fmt.Errorf("-max-messages %d, -max-concurrent %d: must be positive; -queue-wait %v: must not be negative", o.maxMsgs, o.maxConc, o.queueWait)
+	case o.workersN < 1 || o.queueN < 0 || o.grace <= 0:
+		return fmt.Errorf("-summarize-workers %d must be positive, -summarize-queue %d not negative, -grace %v positive", o.workersN, o.queueN, o.grace)
+	case o.leaseWait < 0 || o.leaseTTL < 0:
+		return fmt.Errorf("-lease-wait %v, -lease-ttl %v: must not be negative", o.leaseWait, o.leaseTTL)
+	case o.sumRate <= 0 || o.sumBurst < 1:
+		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", o.sumRate, o.sumBurst)
+	case o.overhead < 0:
+		return fmt.Errorf("-message-overhead %d: must not be negative", o.overhead)
+	case o.maxConns < 1:
+		return fmt.Errorf("-max-conns %d: must be positive", o.maxConns)
+	case o.pgMax < 1 || o.pgIdle < 0:
+		return fmt.Errorf("-pg-max-conns %d must be positive, -pg-max-idle-conns %d not negative", o.pgMax, o.pgIdle)
+	}
+	return nil
+}
+
+// countOptions adds to opts how payloads are measured: the ceiling, the
+// summarizer's input bound, the counter of -chat-model (calibrated from
+// reported usage; nil without -chat-model), the message overhead and the
+// reserved tokens.
+func (o *options) countOptions(opts []recap.Option, counter recap.TokenCounter) ([]recap.Option, *recap.Calibrator, error) {
+	if o.maxPayload > 0 {
+		opts = append(opts, recap.WithMaxPayloadTokens(o.maxPayload))
+	}
+	if o.maxInput > 0 {
+		// Bounds what a summarizer holds at once (an LLM's context, the
+		// extractive one's memory), whatever the request's size.
+		opts = append(opts, recap.WithMaxSummarizeInput(o.maxInput))
+	}
+	var cal *recap.Calibrator
+	if o.model != "" {
+		// The model's own counter or estimate where recap knows the model
+		// (tokens.EstimatorForModel), else o200k_base, corrected by usage.
+		base := counter
+		if e, err := tokens.EstimatorForModel(o.model); err == nil {
+			base = e
+			if !flagSet(o.fs, "message-overhead") {
+				o.overhead = e.MessageOverhead()
+			}
+		}
+		cal = recap.NewCalibrator(base)
+		opts = append(opts, recap.WithTokenCounter(cal.Counter(o.model)))
+	}
+	opts = append(opts, recap.WithMessageOverhead(o.overhead))
+	fixed, err := reservedTokens(o.reserved, o.toolsFile, o.model)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case fixed > 0 && o.maxPayload == 0:
+		return nil, nil, errors.New("-reserved-tokens and -tools keep part of -max-payload: set it")
+	case fixed > 0:
+		opts = append(opts, recap.WithReservedTokens(fixed))
+	}
+	return opts, cal, nil
+}
+
+// serverSummarizers are the Summarizers the server calls.
+type serverSummarizers struct {
+	compress recap.Summarizer // the Compressor's
+	serve    recap.Summarizer // /api/summarize's
+	label    string           // what the log says of them
+}
+
+// summarizers makes the Summarizers the environment chooses (setup.Summarizers).
+// An LLM is called through a circuit breaker, and by the Compressor not
+// while the store cannot save (backoff), with the extractive fallback added
+// to opts.
+func (o *options) summarizers(lookup func(string) (string, bool), counter recap.TokenCounter, budget int, tel *telemetry,
+	backoff *saveBackoff, now func() time.Time, opts []recap.Option) (serverSummarizers, []recap.Option, error) {
+	if _, set := lookup(setup.EnvMaxRetries); !set || flagSet(o.fs, "llm-retries") {
+		// The server retries nothing by default: the SDK would wait out a
+		// Retry-After in the request or the task; the breaker opens for it.
+		lookup = withValue(lookup, setup.EnvMaxRetries, strconv.Itoa(o.llmRetries))
+	}
+	sum, fallback, label, err := setup.Summarizers(lookup, counter, budget, newLLM)
+	if err != nil {
+		return serverSummarizers{}, nil, err
+	}
+	sum = shieldSummarizer(sum)                                             // errors without the provider's body
+	s := serverSummarizers{compress: sum, serve: sum, label: redact(label)} // a base URL may hold credentials
+	if fallback == nil {
+		return s, opts, nil
+	}
+	// An LLM: stop calling it while it keeps failing, and while the store
+	// cannot save what it would make.
+	brk, err := breaker.New(sum, o.brkFails, o.brkCool, now)
+	if err != nil {
+		return serverSummarizers{}, nil, err
+	}
+	if err := tel.in.ObserveCircuit("llm", func() int64 { return int64(brk.State()) }); err != nil {
+		return serverSummarizers{}, nil, err
+	}
+	s.serve, s.compress = brk, backoff.summarizer(brk)
+	return s, append(opts, recap.WithFallbackSummarizer(fallback)), nil
+}
+
+// openStore opens the SQL store of -postgres (or $RECAP_POSTGRES_DSN), or
+// else of -db, and returns it, its database and where it is (for the log).
+func (o *options) openStore(ctx context.Context, getenv func(string) string) (*sqlstore.Store, *sql.DB, string, error) {
+	if o.pgDSN == "" {
+		o.pgDSN = getenv("RECAP_POSTGRES_DSN")
+	}
+	if o.pgDSN == "" {
+		st, db, err := sqlstore.OpenSQLite(ctx, o.dbPath)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		sqlitePool.apply(db)
+		return st, db, "sqlite " + o.dbPath, nil
+	}
+	st, db, err := sqlstore.OpenPostgres(ctx, o.pgDSN)
+	if err != nil {
+		return nil, nil, "", redactError(err, dsnPassword(o.pgDSN))
+	}
+	poolConfig{maxOpen: o.pgMax, maxIdle: o.pgIdle, idleTime: o.pgIdleTime, lifetime: o.pgLife}.apply(db)
+	return st, db, "postgres " + redact(o.pgDSN), nil
+}
+
+// httpServer returns the HTTP server of h with the server's time limits.
+func (o *options) httpServer(log *slog.Logger, h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       o.queueWait + 30*time.Second, // a request waiting for a slot has not read its body yet
+		WriteTimeout:      o.timeout + 10*time.Second,
+		IdleTimeout:       DefaultIdleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 // DefaultLeaseWait is how long a request that must summarize waits for
