@@ -67,142 +67,208 @@ func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessage
 
 // decodeBody does decode's work on dec; a non-zero status is a failure.
 func decodeBody(dec *json.Decoder, maxMessages int, fields map[string]any) (id string, msgs []recap.Message, status int, msg string) {
-	bad := func(format string, args ...any) (string, []recap.Message, int, string) {
-		return "", nil, http.StatusBadRequest, fmt.Sprintf(format, args...)
+	b := bodyDecoder{dec: dec, maxMessages: maxMessages, budget: valuesPerMessage * maxMessages, fields: fields}
+	if f := b.decode(); f != nil {
+		return "", nil, f.status, f.msg
 	}
-	tok, err := dec.Token()
-	if err == io.EOF {
-		return "", nil, http.StatusBadRequest, "body: empty"
+	return b.id, b.msgs, 0, ""
+}
+
+// A decodeFailure is why a body was refused: its status and message.
+type decodeFailure struct {
+	status int
+	msg    string
+}
+
+// badBody is a 400 with a message made as by fmt.Sprintf.
+func badBody(format string, args ...any) *decodeFailure {
+	return &decodeFailure{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// readFailure is the failure of reading the body, as readError says.
+func readFailure(err error) *decodeFailure {
+	_, _, status, msg := readError(err)
+	return &decodeFailure{status, msg}
+}
+
+// bodyDecoder reads a request body's members.
+type bodyDecoder struct {
+	dec         *json.Decoder
+	maxMessages int
+	budget      int            // parts and members still allowed
+	fields      map[string]any // the route's own members (see decode)
+
+	id        string
+	msgs      []recap.Message
+	found     bool            // "messages" was there (and not null)
+	system    []recap.Message // an Anthropic request's system prompt
+	anthropic bool            // the body has a "system"
+}
+
+// decode reads the whole body: one JSON object, nothing after it.
+func (b *bodyDecoder) decode() *decodeFailure {
+	tok, err := b.dec.Token()
+	switch {
+	case err == io.EOF:
+		return badBody("body: empty")
+	case err != nil:
+		return readFailure(err)
+	case tok != json.Delim('{'):
+		return badBody("body: expected a JSON object, got %s", kind(tok))
 	}
-	if err != nil {
-		return readError(err)
-	}
-	if tok != json.Delim('{') {
-		return bad("body: expected a JSON object, got %s", kind(tok))
-	}
-	budget := valuesPerMessage * maxMessages
-	found := false
-	var system []recap.Message // an Anthropic request's system prompt
-	anthropic := false         // the body has a "system"
-	for dec.More() {
-		tok, err := dec.Token()
+	for b.dec.More() {
+		tok, err := b.dec.Token()
 		if err != nil {
-			return readError(err)
+			return readFailure(err)
 		}
-		switch tok {
-		case "id":
-			if err := dec.Decode(&id); err != nil {
-				var typeErr *json.UnmarshalTypeError
-				if errors.As(err, &typeErr) {
-					return bad("id: expected string, got JSON %s", typeErr.Value)
-				}
-				return readError(err)
-			}
-		case "system":
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return readError(err)
-			}
-			if budget -= shallowValues(raw); budget < 0 {
-				return bad("system: more than %d parts and members in all (%d a message on average)", valuesPerMessage*maxMessages, valuesPerMessage)
-			}
-			if system, err = recap.DecodeAnthropicSystem(raw); err != nil {
-				return bad("%s", strings.TrimPrefix(err.Error(), "recap: decode anthropic: "))
-			}
-			anthropic = string(raw) != "null"
-		case "messages":
-			found, msgs = true, nil
-			tok, err := dec.Token()
-			if err != nil {
-				return readError(err)
-			}
-			if tok == nil {
-				found = false
-				continue
-			}
-			if tok != json.Delim('[') {
-				return bad("messages: expected []recap.Message, got JSON %s", kind(tok))
-			}
-			for i := 0; dec.More(); i++ {
-				if i == maxMessages {
-					return bad("messages: more than %d", maxMessages)
-				}
-				var raw json.RawMessage
-				if err := dec.Decode(&raw); err != nil {
-					return readError(err)
-				}
-				if budget -= shallowValues(raw); budget < 0 {
-					return bad("messages[%d]: more than %d parts and members in all (%d a message on average)", i, valuesPerMessage*maxMessages, valuesPerMessage)
-				}
-				var m recap.Message
-				if err := json.Unmarshal(raw, &m); err != nil {
-					return bad("messages[%d]: %s", i, strings.TrimPrefix(err.Error(), "recap: "))
-				}
-				msgs = append(msgs, m)
-			}
-			if _, err := dec.Token(); err != nil { // ]
-				return readError(err)
-			}
-			if msgs == nil {
-				msgs = []recap.Message{}
-			}
-		default:
-			switch v := fields[tok.(string)].(type) {
-			case *int:
-				var n json.Number
-				if err := dec.Decode(&n); err != nil {
-					return bad("%s: expected a number", tok)
-				}
-				i, err := strconv.Atoi(string(n))
-				if err != nil || i < 0 {
-					return bad("%s: expected a non-negative integer, got %s", tok, n)
-				}
-				*v = i
-				continue
-			case *optString:
-				var p *string
-				if err := dec.Decode(&p); err != nil {
-					var typeErr *json.UnmarshalTypeError
-					if errors.As(err, &typeErr) {
-						return bad("%s: expected a string or null, got JSON %s", tok, typeErr.Value)
-					}
-					return readError(err)
-				}
-				*v = optString{}
-				if p != nil {
-					*v = optString{s: *p, set: true}
-				}
-				continue
-			}
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return readError(err)
-			}
+		if f := b.member(tok.(string)); f != nil {
+			return f
 		}
 	}
-	if _, err := dec.Token(); err != nil { // }
-		return readError(err)
+	if _, err := b.dec.Token(); err != nil { // }
+		return readFailure(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return bad("body: trailing data after the JSON object")
+	if _, err := b.dec.Token(); err != io.EOF {
+		return badBody("body: trailing data after the JSON object")
 	}
-	if !found {
-		return bad("messages: required")
+	return b.finish()
+}
+
+// member reads the value of the member name.
+func (b *bodyDecoder) member(name string) *decodeFailure {
+	switch name {
+	case "id":
+		if err := b.dec.Decode(&b.id); err != nil {
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(err, &typeErr) {
+				return badBody("id: expected string, got JSON %s", typeErr.Value)
+			}
+			return readFailure(err)
+		}
+		return nil
+	case "system":
+		return b.systemPrompt()
+	case "messages":
+		return b.messages()
 	}
-	if msgs, msg = anthropicChat(anthropic, system, msgs); msg != "" {
-		return bad("%s", msg)
+	return b.field(name)
+}
+
+// systemPrompt reads an Anthropic request's "system".
+func (b *bodyDecoder) systemPrompt() *decodeFailure {
+	var raw json.RawMessage
+	if err := b.dec.Decode(&raw); err != nil {
+		return readFailure(err)
 	}
-	if len(system) > 0 {
+	if b.budget -= shallowValues(raw); b.budget < 0 {
+		return badBody("system: more than %d parts and members in all (%d a message on average)", valuesPerMessage*b.maxMessages, valuesPerMessage)
+	}
+	var err error
+	if b.system, err = recap.DecodeAnthropicSystem(raw); err != nil {
+		return badBody("%s", strings.TrimPrefix(err.Error(), "recap: decode anthropic: "))
+	}
+	b.anthropic = string(raw) != "null"
+	return nil
+}
+
+// messages reads "messages": an array of at most maxMessages, or null.
+func (b *bodyDecoder) messages() *decodeFailure {
+	b.found, b.msgs = true, nil
+	tok, err := b.dec.Token()
+	switch {
+	case err != nil:
+		return readFailure(err)
+	case tok == nil:
+		b.found = false
+		return nil
+	case tok != json.Delim('['):
+		return badBody("messages: expected []recap.Message, got JSON %s", kind(tok))
+	}
+	for i := 0; b.dec.More(); i++ {
+		if i == b.maxMessages {
+			return badBody("messages: more than %d", b.maxMessages)
+		}
+		var raw json.RawMessage
+		if err := b.dec.Decode(&raw); err != nil {
+			return readFailure(err)
+		}
+		if b.budget -= shallowValues(raw); b.budget < 0 {
+			return badBody("messages[%d]: more than %d parts and members in all (%d a message on average)", i, valuesPerMessage*b.maxMessages, valuesPerMessage)
+		}
+		var m recap.Message
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return badBody("messages[%d]: %s", i, strings.TrimPrefix(err.Error(), "recap: "))
+		}
+		b.msgs = append(b.msgs, m)
+	}
+	if _, err := b.dec.Token(); err != nil { // ]
+		return readFailure(err)
+	}
+	if b.msgs == nil {
+		b.msgs = []recap.Message{}
+	}
+	return nil
+}
+
+// field reads a member of the route's own fields into it, and skips any
+// other member.
+func (b *bodyDecoder) field(name string) *decodeFailure {
+	switch v := b.fields[name].(type) {
+	case *int:
+		var n json.Number
+		if err := b.dec.Decode(&n); err != nil {
+			return badBody("%s: expected a number", name)
+		}
+		i, err := strconv.Atoi(string(n))
+		if err != nil || i < 0 {
+			return badBody("%s: expected a non-negative integer, got %s", name, n)
+		}
+		*v = i
+		return nil
+	case *optString:
+		var p *string
+		if err := b.dec.Decode(&p); err != nil {
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(err, &typeErr) {
+				return badBody("%s: expected a string or null, got JSON %s", name, typeErr.Value)
+			}
+			return readFailure(err)
+		}
+		*v = optString{}
+		if p != nil {
+			*v = optString{s: *p, set: true}
+		}
+		return nil
+	}
+	var skip json.RawMessage
+	if err := b.dec.Decode(&skip); err != nil {
+		return readFailure(err)
+	}
+	return nil
+}
+
+// finish checks the chat read: messages there, in one format, the system
+// prompt before them, no orphan tool result, not too many.
+func (b *bodyDecoder) finish() *decodeFailure {
+	if !b.found {
+		return badBody("messages: required")
+	}
+	msgs, msg := anthropicChat(b.anthropic, b.system, b.msgs)
+	if msg != "" {
+		return badBody("%s", msg)
+	}
+	if len(b.system) > 0 {
 		// recap's errors would count the system blocks among the
 		// messages: the one it finds in them is named here.
-		if msg := orphan(msgs[len(system):]); msg != "" {
-			return bad("%s", msg)
+		if msg := orphan(msgs[len(b.system):]); msg != "" {
+			return badBody("%s", msg)
 		}
 	}
-	if len(msgs) > maxMessages {
-		return bad("system and messages: more than %d", maxMessages)
+	if len(msgs) > b.maxMessages {
+		return badBody("system and messages: more than %d", b.maxMessages)
 	}
-	return id, msgs, 0, ""
+	b.msgs = msgs
+	return nil
 }
 
 // anthropicChat returns msgs as an Anthropic Messages API chat, after the
