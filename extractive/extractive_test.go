@@ -9,6 +9,7 @@ import (
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/extractive"
+	"github.com/recapgo/recap/summarizertest"
 	"github.com/recapgo/recap/tokens"
 )
 
@@ -327,4 +328,14 @@ func TestInstructionsAskForTheSameSections(t *testing.T) {
 			t.Errorf("recap.DefaultInstructions does not name the section %q", sec)
 		}
 	}
+}
+
+// TestContract runs the checks of recap/summarizertest that apply to a
+// Summarizer that calls no model.
+func TestContract(t *testing.T) {
+	s, err := extractive.New(recap.TokenCounterFunc(func(s string) int { return len(strings.Fields(s)) }), 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summarizertest.Check(t, s)
 }

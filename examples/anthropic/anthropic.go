@@ -54,9 +54,8 @@ type Summarizer struct {
 
 // config is what the options set.
 type config struct {
-	llm.Config
-	reqOpts    []option.RequestOption
-	clientOpts []string // the client-building options given, by name
+	llm.Settings
+	reqOpts []option.RequestOption
 }
 
 // An Option configures a Summarizer.
@@ -65,7 +64,7 @@ type Option func(*config)
 // WithBaseURL sends requests to another endpoint, such as a proxy. The
 // default is Anthropic's API.
 func WithBaseURL(url string) Option {
-	return func(c *config) { c.BaseURL = url; c.clientOpts = append(c.clientOpts, "WithBaseURL") }
+	return func(c *config) { c.SetBaseURL(url) }
 }
 
 // WithModel sets the model. The default is DefaultModel.
@@ -82,12 +81,12 @@ func WithTemperature(t float64) Option { return func(c *config) { c.Temperature 
 // WithMaxRetries sets how often a failed request is retried. The default
 // is DefaultMaxRetries.
 func WithMaxRetries(n int) Option {
-	return func(c *config) { c.Retries = n; c.clientOpts = append(c.clientOpts, "WithMaxRetries") }
+	return func(c *config) { c.SetMaxRetries(n) }
 }
 
 // WithHTTPClient sets the HTTP client. The default is http.DefaultClient.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(c *config) { c.HTTPClient = hc; c.clientOpts = append(c.clientOpts, "WithHTTPClient") }
+	return func(c *config) { c.SetHTTPClient(hc) }
 }
 
 // WithInstructions replaces recap.DefaultInstructions as the system prompt.
@@ -132,23 +131,17 @@ func NewWithClient(client sdk.Client, opts ...Option) (*Summarizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.clientOpts) > 0 {
-		return nil, fmt.Errorf("%w: NewWithClient: %s would configure a client; configure the client you pass instead", ErrInvalidOption, strings.Join(cfg.clientOpts, ", "))
+	if err := cfg.RefuseClientOptions("anthropic", ErrInvalidOption); err != nil {
+		return nil, err
 	}
 	return &Summarizer{client: client, cfg: cfg.Config, reqOpts: cfg.reqOpts}, nil
 }
 
 // newConfig applies opts to the defaults and checks the result.
 func newConfig(opts []Option) (config, error) {
-	cfg := config{Config: llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}}
-	for _, o := range opts {
-		if o == nil {
-			return config{}, fmt.Errorf("%w: nil Option", ErrInvalidOption)
-		}
-		o(&cfg)
-	}
-	if err := cfg.Check("anthropic"); err != nil {
-		return config{}, fmt.Errorf("%w: %s", ErrInvalidOption, strings.TrimPrefix(err.Error(), "anthropic: "))
+	cfg := config{Settings: llm.Settings{Config: llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}}}
+	if err := llm.Apply("anthropic", ErrInvalidOption, &cfg, &cfg.Settings, opts); err != nil {
+		return config{}, err
 	}
 	return cfg, nil
 }
@@ -184,5 +177,5 @@ func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) 
 	if msg.StopReason == "refusal" {
 		return "", fmt.Errorf("anthropic: model refused: %s", b.String())
 	}
-	return strings.TrimSpace(b.String()), nil
+	return llm.Summary("anthropic", b.String())
 }

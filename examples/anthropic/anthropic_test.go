@@ -13,6 +13,7 @@ import (
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/anthropic"
 	"github.com/recapgo/recap/internal/apitest"
+	"github.com/recapgo/recap/summarizertest"
 )
 
 // message is a Messages API response as Anthropic sends it.
@@ -147,4 +148,27 @@ func TestNewRejectsBadOptions(t *testing.T) {
 			t.Errorf("New = %v, want ErrInvalidOption", err)
 		}
 	}
+}
+
+// TestContract runs the Summarizer contract of recap/summarizertest.
+func TestContract(t *testing.T) {
+	summarizertest.Run(t, summarizertest.Model{
+		Answer: func(s summarizertest.Scenario, text string) (int, string) {
+			switch s {
+			case summarizertest.Truncated:
+				return 200, message(text, "max_tokens")
+			case summarizertest.ServerError:
+				return 500, `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`
+			}
+			return 200, message(text, "end_turn")
+		},
+		New: func(t *testing.T, baseURL string) recap.Summarizer {
+			s, err := anthropic.New("sk-ant-test", anthropic.WithBaseURL(baseURL), anthropic.WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		Truncated: anthropic.ErrTruncated,
+	})
 }

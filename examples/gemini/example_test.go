@@ -119,7 +119,7 @@ func ExampleNewWithClient() {
 	fmt.Println(err)
 	// Output:
 	// Lisbon, three days. <nil>
-	// gemini: NewWithClient: WithMaxRetries configure a client, which the caller built: set them on the client
+	// gemini: NewWithClient: WithMaxRetries configure a client: configure the client you pass instead
 }
 
 // The exact count of a payload calibrates the counter a Compressor uses

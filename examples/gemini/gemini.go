@@ -66,11 +66,10 @@ type Summarizer struct {
 
 // config is what the options set.
 type config struct {
-	llm.Config
+	llm.Settings
 	thinkingSet *int // WithThinkingBudget's, checked by newConfig
 	thinking    *int32
 	http        *genai.HTTPOptions
-	clientOpts  []string // the client-building options given, by name
 }
 
 // An Option configures a Summarizer.
@@ -79,7 +78,7 @@ type Option func(*config)
 // WithBaseURL sends requests to another endpoint, such as a proxy. The
 // default is DefaultBaseURL.
 func WithBaseURL(url string) Option {
-	return func(c *config) { c.BaseURL = url; c.clientOpts = append(c.clientOpts, "WithBaseURL") }
+	return func(c *config) { c.SetBaseURL(url) }
 }
 
 // WithModel sets the model. The default is DefaultModel.
@@ -99,12 +98,12 @@ func WithTemperature(t float64) Option { return func(c *config) { c.Temperature 
 // DefaultMaxRetries; a negative count is an error. It configures the client,
 // so NewWithClient rejects it.
 func WithMaxRetries(n int) Option {
-	return func(c *config) { c.Retries = n; c.clientOpts = append(c.clientOpts, "WithMaxRetries") }
+	return func(c *config) { c.SetMaxRetries(n) }
 }
 
 // WithHTTPClient sets the HTTP client. The default is the SDK's.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(c *config) { c.HTTPClient = hc; c.clientOpts = append(c.clientOpts, "WithHTTPClient") }
+	return func(c *config) { c.SetHTTPClient(hc) }
 }
 
 // WithInstructions replaces recap.DefaultInstructions as the system
@@ -181,21 +180,15 @@ func NewWithClient(client *genai.Client, opts ...Option) (*Summarizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.clientOpts) > 0 {
-		return nil, fmt.Errorf("gemini: NewWithClient: %s configure a client, which the caller built: set them on the client", strings.Join(cfg.clientOpts, ", "))
+	if err := cfg.RefuseClientOptions("gemini", nil); err != nil {
+		return nil, err
 	}
 	return newSummarizer(client, cfg), nil
 }
 
 func newConfig(opts []Option) (config, error) {
-	cfg := config{Config: llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}}
-	for _, o := range opts {
-		if o == nil {
-			return config{}, errors.New("gemini: nil Option")
-		}
-		o(&cfg)
-	}
-	if err := cfg.Check("gemini"); err != nil {
+	cfg := config{Settings: llm.Settings{Config: llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}}}
+	if err := llm.Apply("gemini", nil, &cfg, &cfg.Settings, opts); err != nil {
 		return config{}, err
 	}
 	// The API's fields are int32.
@@ -274,5 +267,5 @@ func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) 
 			}
 		}
 	}
-	return strings.TrimSpace(b.String()), nil
+	return llm.Summary("gemini", b.String())
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/gemini"
+	"github.com/recapgo/recap/summarizertest"
 	"google.golang.org/genai"
 )
 
@@ -352,4 +353,27 @@ func TestOptionErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContract runs the Summarizer contract of recap/summarizertest.
+func TestContract(t *testing.T) {
+	summarizertest.Run(t, summarizertest.Model{
+		Answer: func(s summarizertest.Scenario, text string) (int, string) {
+			switch s {
+			case summarizertest.Truncated:
+				return 200, answer(text, "MAX_TOKENS")
+			case summarizertest.ServerError:
+				return 500, `{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}`
+			}
+			return 200, answer(text, "STOP")
+		},
+		New: func(t *testing.T, baseURL string) recap.Summarizer {
+			s, err := gemini.New(context.Background(), "key-1", gemini.WithBaseURL(baseURL), gemini.WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		Truncated: gemini.ErrTruncated,
+	})
 }

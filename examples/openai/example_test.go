@@ -226,5 +226,5 @@ func ExampleNewWithClient() {
 	// Output:
 	// The user plans a trip to Lisbon.
 	// Bearer sk-example trace-1 acme
-	// openai: NewWithClient: WithBaseURL configure a client, not a request: set them on the client
+	// openai: NewWithClient: WithBaseURL configure a client: configure the client you pass instead
 }

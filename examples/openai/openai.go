@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -53,9 +52,8 @@ type Summarizer struct {
 
 // config is what the options set.
 type config struct {
-	llm.Config
-	reqOpts    []option.RequestOption
-	clientOpts []string // the client-building options given, by name
+	llm.Settings
+	reqOpts []option.RequestOption
 }
 
 // An Option configures a Summarizer.
@@ -64,7 +62,7 @@ type Option func(*config)
 // WithBaseURL sends requests to an OpenAI-compatible server, such as
 // "http://localhost:11434/v1". The default is OpenAI's API.
 func WithBaseURL(url string) Option {
-	return func(c *config) { c.BaseURL = url; c.clientOpts = append(c.clientOpts, "WithBaseURL") }
+	return func(c *config) { c.SetBaseURL(url) }
 }
 
 // WithModel sets the model. The default is DefaultModel.
@@ -82,12 +80,12 @@ func WithTemperature(t float64) Option { return func(c *config) { c.Temperature 
 // WithMaxRetries sets how often a failed request is retried. The default
 // is DefaultMaxRetries.
 func WithMaxRetries(n int) Option {
-	return func(c *config) { c.Retries = n; c.clientOpts = append(c.clientOpts, "WithMaxRetries") }
+	return func(c *config) { c.SetMaxRetries(n) }
 }
 
 // WithHTTPClient sets the HTTP client. The default is http.DefaultClient.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(c *config) { c.HTTPClient = hc; c.clientOpts = append(c.clientOpts, "WithHTTPClient") }
+	return func(c *config) { c.SetHTTPClient(hc) }
 }
 
 // WithInstructions replaces recap.DefaultInstructions as the system prompt.
@@ -136,22 +134,16 @@ func NewWithClient(client oai.Client, opts ...Option) (*Summarizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.clientOpts) > 0 {
-		return nil, fmt.Errorf("openai: NewWithClient: %s configure a client, not a request: set them on the client", strings.Join(cfg.clientOpts, ", "))
+	if err := cfg.RefuseClientOptions("openai", nil); err != nil {
+		return nil, err
 	}
 	return &Summarizer{client: client, cfg: cfg.Config, reqOpts: cfg.reqOpts}, nil
 }
 
 // newConfig applies opts to the defaults and checks the result.
 func newConfig(opts []Option) (config, error) {
-	cfg := config{Config: llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}}
-	for _, o := range opts {
-		if o == nil {
-			return config{}, fmt.Errorf("openai: nil Option")
-		}
-		o(&cfg)
-	}
-	if err := cfg.Check("openai"); err != nil {
+	cfg := config{Settings: llm.Settings{Config: llm.Config{Model: DefaultModel, MaxOutput: DefaultMaxOutputTokens, Retries: DefaultMaxRetries}}}
+	if err := llm.Apply("openai", nil, &cfg, &cfg.Settings, opts); err != nil {
 		return config{}, err
 	}
 	return cfg, nil
@@ -193,5 +185,5 @@ func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) 
 	if choice.Message.Refusal != "" {
 		return "", fmt.Errorf("openai: model refused: %s", choice.Message.Refusal)
 	}
-	return strings.TrimSpace(choice.Message.Content), nil
+	return llm.Summary("openai", choice.Message.Content)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/openai"
 	"github.com/recapgo/recap/internal/apitest"
+	"github.com/recapgo/recap/summarizertest"
 )
 
 // completion is a Chat Completions response as OpenAI sends it.
@@ -184,4 +185,27 @@ func TestWithCompressor(t *testing.T) {
 	if err != nil || res.Err != nil || !res.Summarized || res.Summary.Text != "Lisbon trip; Saturday beach." {
 		t.Fatalf("Compress = %v, %+v", err, res)
 	}
+}
+
+// TestContract runs the Summarizer contract of recap/summarizertest.
+func TestContract(t *testing.T) {
+	summarizertest.Run(t, summarizertest.Model{
+		Answer: func(s summarizertest.Scenario, text string) (int, string) {
+			switch s {
+			case summarizertest.Truncated:
+				return 200, completion(text, "length")
+			case summarizertest.ServerError:
+				return 500, `{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}`
+			}
+			return 200, completion(text, "stop")
+		},
+		New: func(t *testing.T, baseURL string) recap.Summarizer {
+			s, err := openai.New("sk-test", openai.WithBaseURL(baseURL+"/v1"), openai.WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		Truncated: openai.ErrTruncated,
+	})
 }

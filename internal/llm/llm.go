@@ -119,3 +119,76 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// Summary returns a model's answer text as the summary, white space
+// trimmed; an answer of white space only is an error matching
+// recap.ErrEmptySummary, prefixed with pkg, never an empty summary.
+func Summary(pkg, text string) (string, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return "", fmt.Errorf("%s: %w", pkg, recap.ErrEmptySummary)
+	}
+	return text, nil
+}
+
+// Settings is what an adapter's options set: its Config, and the names of
+// the options given that build a client (WithBaseURL, WithMaxRetries,
+// WithHTTPClient), which NewWithClient refuses. An adapter's config embeds
+// it; each of its exported options sets one field, through these methods
+// for those that build a client.
+type Settings struct {
+	Config
+	ClientOptions []string
+}
+
+// SetBaseURL is WithBaseURL's.
+func (s *Settings) SetBaseURL(url string) {
+	s.BaseURL = url
+	s.ClientOptions = append(s.ClientOptions, "WithBaseURL")
+}
+
+// SetMaxRetries is WithMaxRetries'.
+func (s *Settings) SetMaxRetries(n int) {
+	s.Retries = n
+	s.ClientOptions = append(s.ClientOptions, "WithMaxRetries")
+}
+
+// SetHTTPClient is WithHTTPClient's.
+func (s *Settings) SetHTTPClient(hc *http.Client) {
+	s.HTTPClient = hc
+	s.ClientOptions = append(s.ClientOptions, "WithHTTPClient")
+}
+
+// Apply applies opts to cfg, the adapter's config, whose Settings is s,
+// refusing a nil Option, and checks s.Config. Its errors are prefixed with
+// pkg, or wrap invalid (the adapter's ErrInvalidOption) when it is not nil.
+func Apply[C any, O ~func(*C)](pkg string, invalid error, cfg *C, s *Settings, opts []O) error {
+	for _, o := range opts {
+		if o == nil {
+			return optionError(pkg, invalid, "nil Option")
+		}
+		o(cfg)
+	}
+	if err := s.Check(pkg); err != nil {
+		return optionError(pkg, invalid, strings.TrimPrefix(err.Error(), pkg+": "))
+	}
+	return nil
+}
+
+// RefuseClientOptions returns NewWithClient's error when options that
+// build a client were given, or nil.
+func (s Settings) RefuseClientOptions(pkg string, invalid error) error {
+	if len(s.ClientOptions) == 0 {
+		return nil
+	}
+	return optionError(pkg, invalid, "NewWithClient: "+strings.Join(s.ClientOptions, ", ")+
+		" configure a client: configure the client you pass instead")
+}
+
+// optionError is an option's error: "pkg: msg", or wrapping invalid.
+func optionError(pkg string, invalid error, msg string) error {
+	if invalid != nil {
+		return fmt.Errorf("%w: %s", invalid, msg)
+	}
+	return fmt.Errorf("%s: %s", pkg, msg)
+}
