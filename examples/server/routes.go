@@ -10,8 +10,17 @@ import (
 // addRoutes maps the whole API surface of the service, in one place.
 // Every /api/ route requires a tenant (see requireTenant).
 func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store, sum recap.Summarizer) {
+	// Spans and HTTP metrics are of authenticated requests from an
+	// allowed Host only, labelled by the route, never by what a client
+	// sends (issue 23, F4): rejected requests are counted by
+	// the rejections' own log lines, not by series a client could
+	// multiply.
+	observe := func(h http.Handler) http.Handler { return h }
+	if cfg.Telemetry != nil {
+		observe = cfg.Telemetry.handler
+	}
 	auth := func(h http.Handler) http.Handler {
-		return limitConcurrency(log, cfg.MaxConcurrent, cfg.QueueWait)(requireTenant(log, cfg.Keys)(h))
+		return limitConcurrency(log, cfg.MaxConcurrent, cfg.QueueWait)(requireTenant(log, cfg.Keys)(observe(h)))
 	}
 	limit := rateLimit(log, newTenantLimits(cfg.SummarizeRate, cfg.SummarizeBurst, cfg.Now))
 	mux.Handle("POST /api/summarize", auth(limit(handleSummarize(log, sum, cfg.Timeout, cfg.MaxMessages))))

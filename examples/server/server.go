@@ -80,9 +80,6 @@ func NewServer(log *slog.Logger, cfg Config, c *recap.Compressor, st recap.Store
 	var h http.Handler = mux
 	h = cors(log, cfg.CORSOrigins)(h)
 	h = checkHost(log, cfg.AllowedHosts)(h)
-	if cfg.Telemetry != nil {
-		h = cfg.Telemetry.handler(h)
-	}
 	return withRequestID(h)
 }
 

@@ -97,7 +97,7 @@ func chatAttributes(key string) []attribute.KeyValue {
 // handler wraps h with otelhttp: a span per request, continuing a
 // caller's trace (W3C traceparent), and the HTTP server metrics.
 func (t *telemetry) handler(h http.Handler) http.Handler {
-	return otelhttp.NewHandler(h, "recap",
+	h = otelhttp.NewHandler(h, "recap",
 		otelhttp.WithTracerProvider(t.tp),
 		otelhttp.WithMeterProvider(t.mp),
 		otelhttp.WithPropagators(propagation.TraceContext{}),
@@ -108,6 +108,20 @@ func (t *telemetry) handler(h http.Handler) http.Handler {
 			return r.Method
 		}),
 	)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The Host header (its port included) is the client's: the HTTP
+		// metrics label server.address and server.port from it.
+		// The path holds the chat's ID: spans carry the route's template
+		// instead (the route has matched: r.PathValue still reads it).
+		r = r.WithContext(r.Context())
+		r.Host = "recap"
+		if _, path, ok := strings.Cut(r.Pattern, " "); ok {
+			u := *r.URL
+			u.Path, u.RawPath = path, ""
+			r.URL = &u
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // requestIDKey is the context key of a request's ID.

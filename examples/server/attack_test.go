@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// The service under attack (issue 23): each test plays one attack on
+// loopback and asserts what the other clients still get, by counts.
+
+// metricSeries returns the series /metrics serves (its lines that are not
+// comments) and its text.
+func metricSeries(t *testing.T, base string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	n := 0
+	for _, line := range strings.Split(string(body), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			n++
+		}
+	}
+	return n, string(body)
+}
+
+// TestMetricsNotLabelledByClients (F4): requests with made-up Host
+// headers, paths, methods and keys, none authenticated or allowed, add no
+// series to /metrics, which stays under 500 series whatever clients send,
+// and holds none of what they made up. Before, HTTP metrics were recorded
+// before the host check and labelled by the Host header (3,000 requests
+// took /metrics from 162 to 106,056 series).
+func TestMetricsNotLabelledByClients(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys")
+	writeFile(t, keys, "acme key-of-acme-0123456789\n")
+	base := startServer(t, nil, "-api-keys", keys)
+	// One authenticated request, so that the HTTP server's metrics exist.
+	req, _ := http.NewRequest("POST", base+"/api/chats/c1/payload", strings.NewReader(chatJSON(t, 4)))
+	req.Header.Set("Authorization", "Bearer key-of-acme-0123456789")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	before, _ := metricSeries(t, base)
+	methods := []string{"POST", "GET", "PUT", "FOO", "DELETE"}
+	for i := 0; i < 600; i++ {
+		req, _ := http.NewRequest(methods[i%len(methods)], fmt.Sprintf("%s/api/chats/made-up-%d/payload", base, i), strings.NewReader(`{}`))
+		switch i % 3 {
+		case 0:
+			req.Host = fmt.Sprintf("made-up-host-%d.example", i)
+		case 1:
+			req.Host = fmt.Sprintf("made-up-host-%d.example", i)
+			req.Header.Set("Authorization", "Bearer key-of-acme-0123456789")
+		default:
+			req.Header.Set("Authorization", fmt.Sprintf("Bearer made-up-key-%d", i))
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode < 400 {
+			t.Fatalf("request %d answered %s", i, resp.Status)
+		}
+	}
+	after, text := metricSeries(t, base)
+	t.Logf("/metrics: %d series before 600 rejected requests, %d after", before, after)
+	if after > 500 || after > before+10 {
+		t.Errorf("/metrics grew from %d to %d series with rejected requests (want at most 500, and no growth but a few outcome series)", before, after)
+	}
+	for _, made := range []string{"made-up", "FOO"} {
+		if strings.Contains(text, made) {
+			t.Errorf("/metrics holds %q, which a client made up", made)
+		}
+	}
+}
+
+// TestSpansCarryRouteTemplate (F8): a request's span is named by its
+// route's template and none of its attributes holds the chat's ID or the
+// client's Host; the handler still reads the chat's ID.
+func TestSpansCarryRouteTemplate(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tel := &telemetry{tp: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)), mp: metricnoop.NewMeterProvider()}
+	var seen string
+	mux := http.NewServeMux()
+	mux.Handle("POST /api/chats/{id}/payload", tel.handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = r.PathValue("id")
+	})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/api/chats/secret-chat-42/payload", strings.NewReader("{}"))
+	req.Host = "made-up-host.example:1234"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if seen != "secret-chat-42" {
+		t.Errorf("the handler read the chat ID %q", seen)
+	}
+	spans := rec.Ended()
+	if len(spans) != 1 {
+		t.Fatalf("%d spans, want 1", len(spans))
+	}
+	if name := spans[0].Name(); name != "POST /api/chats/{id}/payload" {
+		t.Errorf("span name %q, want the route's template", name)
+	}
+	for _, a := range spans[0].Attributes() {
+		if v := a.Value.Emit(); strings.Contains(v, "secret-chat") || strings.Contains(v, "made-up") {
+			t.Errorf("span attribute %s = %q holds what the client sent", a.Key, v)
+		}
+	}
+}
