@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recapgo/recap"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -124,5 +127,61 @@ func TestSpansCarryRouteTemplate(t *testing.T) {
 		if v := a.Value.Emit(); strings.Contains(v, "secret-chat") || strings.Contains(v, "made-up") {
 			t.Errorf("span attribute %s = %q holds what the client sent", a.Key, v)
 		}
+	}
+}
+
+// downStore fails every Load and Save, as a database that is down.
+type downStore struct{}
+
+func (downStore) Load(context.Context, string) (recap.Summary, error) {
+	return recap.Summary{}, errors.New("connection refused")
+}
+
+func (downStore) Save(context.Context, string, recap.Summary, recap.Summary) error {
+	return errors.New("connection refused")
+}
+
+// TestProbesSplit (F8): /healthz says the process is alive whatever the
+// store; /readyz says 503 while the store does not answer or every request
+// slot is taken, 200 otherwise. Before, /healthz said 200 with PostgreSQL
+// down and there was no readiness probe.
+func TestProbesSplit(t *testing.T) {
+	get := func(h http.Handler, path string) int {
+		r := httptest.NewRequest("GET", path, nil)
+		r.Host = "10.0.0.7:8080" // a probe addresses the pod by IP
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	up, _ := newHandler(t, nil)
+	c, err := recap.New(recap.SummarizerFunc(func(context.Context, recap.SummarizeRequest) (string, error) { return "s", nil }), downStore{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := NewServer(newTestLogger(io.Discard), testConfig(), c, downStore{}, nil)
+	for _, tc := range []struct {
+		name string
+		h    http.Handler
+		path string
+		want int
+	}{
+		{"alive, store up", up, "/healthz", 200},
+		{"ready, store up", up, "/readyz", 200},
+		{"alive, store down", down, "/healthz", 200},
+		{"not ready, store down", down, "/readyz", 503},
+	} {
+		if got := get(tc.h, tc.path); got != tc.want {
+			t.Errorf("%s: %s answered %d, want %d", tc.name, tc.path, got, tc.want)
+		}
+	}
+	full := make(chan struct{}, 2)
+	full <- struct{}{}
+	full <- struct{}{}
+	if got := get(handleReadyz(recap.NewMemoryStore(), full), "/readyz"); got != 503 {
+		t.Errorf("every slot taken: /readyz answered %d, want 503", got)
+	}
+	<-full
+	if got := get(handleReadyz(recap.NewMemoryStore(), full), "/readyz"); got != 200 {
+		t.Errorf("a slot free: /readyz answered %d, want 200", got)
 	}
 }

@@ -18,7 +18,12 @@ const (
 // 503 with Retry-After: 1. A client that leaves while waiting frees
 // nothing, since it held nothing.
 func limitConcurrency(log *slog.Logger, n int, wait time.Duration) func(http.Handler) http.Handler {
-	sem := make(chan struct{}, n)
+	return limitSlots(log, make(chan struct{}, n), wait)
+}
+
+// limitSlots is limitConcurrency with its slots, sem, made by the caller,
+// who may look at how many are taken (see handleReadyz).
+func limitSlots(log *slog.Logger, sem chan struct{}, wait time.Duration) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			select {

@@ -15,7 +15,7 @@ var loopbackHosts = []string{"localhost", "127.0.0.1", "::1"}
 // allowed (names or addresses, on any port, compared without case) or a
 // loopback one. A browser tricked by DNS rebinding sends the attacker's
 // name as Host, so this is what keeps a page elsewhere from reading the
-// service. /healthz is exempt, for probes that address the service by an
+// service. /healthz and /readyz are exempt, for probes that address the service by an
 // IP the operator does not know in advance.
 func checkHost(log *slog.Logger, allowed []string) func(http.Handler) http.Handler {
 	ok := make(map[string]bool)
@@ -29,7 +29,7 @@ func checkHost(log *slog.Logger, allowed []string) func(http.Handler) http.Handl
 				host = h
 			}
 			host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
-			if !ok[host] && r.URL.Path != "/healthz" {
+			if !ok[host] && r.URL.Path != "/healthz" && r.URL.Path != "/readyz" {
 				fail(log, w, r, http.StatusForbidden, "host not allowed: add it with -allowed-hosts")
 				return
 			}

@@ -19,8 +19,9 @@ func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compre
 	if cfg.Telemetry != nil {
 		observe = cfg.Telemetry.handler
 	}
+	slots := make(chan struct{}, cfg.MaxConcurrent)
 	auth := func(h http.Handler) http.Handler {
-		return limitConcurrency(log, cfg.MaxConcurrent, cfg.QueueWait)(requireTenant(log, cfg.Keys)(observe(h)))
+		return limitSlots(log, slots, cfg.QueueWait)(requireTenant(log, cfg.Keys)(observe(h)))
 	}
 	limit := rateLimit(log, newTenantLimits(cfg.SummarizeRate, cfg.SummarizeBurst, cfg.Now))
 	mux.Handle("POST /api/summarize", auth(limit(handleSummarize(log, sum, cfg.Timeout, cfg.MaxMessages))))
@@ -30,6 +31,7 @@ func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compre
 	mux.Handle("GET /api/chats/{id}/summary", auth(handleGetSummary(log, st, cfg.Timeout)))
 	mux.Handle("DELETE /api/chats/{id}/summary", auth(handleDeleteSummary(log, st, cfg.Timeout)))
 	mux.Handle("GET /healthz", handleHealthz())
+	mux.Handle("GET /readyz", handleReadyz(st, slots))
 	if cfg.Telemetry != nil && cfg.Telemetry.metrics != nil {
 		// Counts by outcome, no tenant or chat: not behind a key, so that
 		// Prometheus can scrape it (from an allowed Host).

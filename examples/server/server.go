@@ -352,6 +352,39 @@ func chatID(path, body string) (string, error) {
 	return id, nil
 }
 
+// readyzProbe is the chat whose summary /readyz loads to reach the store.
+const readyzProbe = "recap:readyz"
+
+// readyzTimeout bounds /readyz's load of the store.
+const readyzTimeout = 2 * time.Second
+
+// handleReadyz answers whether the server can serve: 200 "ready" when a
+// load from the store succeeds (within readyzTimeout) and a request slot
+// is free (see -max-concurrent), else 503 with what is wrong, so that a
+// load balancer sends traffic elsewhere. /healthz says only that the
+// process is alive (a liveness probe that restarts it would not bring the
+// store back).
+func handleReadyz(st recap.Store, slots chan struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), readyzTimeout)
+		defer cancel()
+		if _, err := st.Load(ctx, readyzProbe); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "not ready: the store does not answer\n")
+			return
+		}
+		if len(slots) == cap(slots) {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "not ready: every request slot is taken\n")
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+}
+
+// handleHealthz answers 200 "ok" while the process serves: a liveness
+// probe (see handleReadyz for readiness).
 func handleHealthz() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 }
