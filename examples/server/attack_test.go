@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -183,5 +185,65 @@ func TestProbesSplit(t *testing.T) {
 	<-full
 	if got := get(handleReadyz(recap.NewMemoryStore(), full), "/readyz"); got != 200 {
 		t.Errorf("a slot free: /readyz answered %d, want 200", got)
+	}
+}
+
+// TestLargeBodyAnswered (F8): a body over MaxBodyBytes is answered 413
+// with a JSON error that the client reads, not a connection reset, for a
+// body with a Content-Length and for a chunked one.
+func TestLargeBodyAnswered(t *testing.T) {
+	base := startServer(t, nil)
+	big := strings.Repeat("x", 2*MaxBodyBytes)
+	for _, chunked := range []bool{false, true} {
+		t.Run(fmt.Sprint("chunked ", chunked), func(t *testing.T) {
+			for i := 0; i < 5; i++ {
+				var body io.Reader = strings.NewReader(`{"messages":[{"role":"user","content":"` + big + `"}]}`)
+				if chunked {
+					body = io.MultiReader(body) // no length known: sent chunked
+				}
+				resp, err := http.Post(base+"/api/chats/c1/payload", "application/json", body)
+				if err != nil {
+					t.Fatalf("request %d: %v; want a 413 answer", i, err)
+				}
+				msg, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(msg), "larger than") {
+					t.Fatalf("request %d: %s %s; want 413", i, resp.Status, msg)
+				}
+			}
+		})
+	}
+}
+
+// TestLargeBodyRawClient (F8): a client that writes its whole request
+// before it reads (as curl or a simple client does) still reads the 413.
+func TestLargeBodyRawClient(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys")
+	writeFile(t, keys, "acme key-of-acme-0123456789\n")
+	base := startServer(t, nil, "-api-keys", keys)
+	for i := 0; i < 6; i++ {
+		auth := "Authorization: Bearer key-of-acme-0123456789\r\n"
+		if i%2 == 1 {
+			auth = "" // refused before its body is read
+		}
+		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := `{"messages":[{"role":"user","content":"` + strings.Repeat("x", 2*MaxBodyBytes) + `"}]}`
+		head := fmt.Sprintf("POST /api/chats/c1/payload HTTP/1.1\r\nHost: localhost\r\n%sContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", auth, len(body))
+		go func() {
+			conn.Write([]byte(head + body)) // fails once the server closes: what it read is answered
+		}()
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			conn.Close()
+			t.Fatalf("request %d: reading the answer: %v; want 413", i, err)
+		}
+		resp.Body.Close()
+		conn.Close()
+		if want := []int{413, 401}[i%2]; resp.StatusCode != want {
+			t.Fatalf("request %d: %s, want %d", i, resp.Status, want)
+		}
 	}
 }
