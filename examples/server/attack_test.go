@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/internal/apitest"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -245,5 +248,43 @@ func TestLargeBodyRawClient(t *testing.T) {
 		if want := []int{413, 401}[i%2]; resp.StatusCode != want {
 			t.Fatalf("request %d: %s, want %d", i, resp.Status, want)
 		}
+	}
+}
+
+// TestUnstorableIDsRefused (F5, F6): a message ID that no store can keep
+// (NUL, invalid UTF-8) or longer than -max-id-bytes is a 400 naming the
+// message, before any LLM call; the same chat with plain IDs is
+// summarized. Before, such a chat cost an LLM call on every request and
+// its summary was never saved (PostgreSQL), and 7 KB IDs were stored.
+func TestUnstorableIDsRefused(t *testing.T) {
+	llm := apitest.New(t, "/chat/completions", apitest.Response{Status: 200, Body: chatCompletion("The user asked about the payments service.")})
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test", "RECAP_MODEL": "gpt-test"}
+	base := startServer(t, env, "-trigger", "100", "-max-id-bytes", "40")
+	for _, tc := range []struct{ name, id, want string }{
+		{"NUL", "a3\x00x", "must not contain NUL"},
+		{"invalid UTF-8", "a3\xff", "valid UTF-8"},
+		{"too long", strings.Repeat("x", 41), "more than 40"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var chat map[string][]map[string]any
+			if err := json.Unmarshal([]byte(chatJSON(t, 8)), &chat); err != nil {
+				t.Fatal(err)
+			}
+			chat["messages"][5]["id"] = tc.id
+			body, _ := json.Marshal(chat)
+			if !utf8.ValidString(tc.id) {
+				body = []byte(strings.Replace(string(body), `"a3\ufffd"`, "\"a3\xff\"", 1)) // encoding/json would replace the byte
+			}
+			status, out := post(t, base+"/api/chats/c-"+strings.ReplaceAll(tc.name, " ", "-")+"/payload", string(body))
+			if status != 400 || !strings.Contains(fmt.Sprint(out["error"]), "messages[5]: ") || !strings.Contains(fmt.Sprint(out["error"]), tc.want) {
+				t.Fatalf("%d %v; want 400 naming messages[5]'s id", status, out)
+			}
+		})
+	}
+	if n := llm.Requests.Load(); n != 0 {
+		t.Errorf("%d LLM calls for refused requests, want 0", n)
+	}
+	if status, out := post(t, base+"/api/chats/plain/payload", chatJSON(t, 8)); status != 200 || out["summarized"] != true {
+		t.Fatalf("the chat with plain IDs: %d %v", status, out)
 	}
 }

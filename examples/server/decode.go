@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/recapgo/recap"
 )
@@ -194,6 +195,11 @@ func (b *bodyDecoder) messages() *decodeFailure {
 		}
 		if b.budget -= shallowValues(raw); b.budget < 0 {
 			return badBody("messages[%d]: more than %d parts and members in all (%d a message on average)", i, valuesPerMessage*b.maxMessages, valuesPerMessage)
+		}
+		if !utf8.Valid(raw) {
+			// encoding/json would replace each bad byte by U+FFFD: two
+			// different IDs would become one.
+			return badBody("messages[%d]: not valid UTF-8, which JSON text must be", i)
 		}
 		var m recap.Message
 		if err := json.Unmarshal(raw, &m); err != nil {

@@ -234,7 +234,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	srv := o.httpServer(log, NewServer(log, Config{
 		Keys: keys, Timeout: o.timeout,
 		SummarizeRate: o.sumRate, SummarizeBurst: o.sumBurst,
-		MaxMessages: o.maxMsgs, MaxConcurrent: o.maxConc, QueueWait: o.queueWait,
+		MaxMessages: o.maxMsgs, MaxIDBytes: o.maxIDBytes, MaxConcurrent: o.maxConc, QueueWait: o.queueWait,
 		AllowedHosts: append(list(o.hosts), addrHost(o.addr)), CORSOrigins: list(o.origins),
 		Telemetry: tel, Counter: counter,
 		Calibrator: cal, Model: o.model, Overhead: o.overhead, Now: now,
@@ -264,6 +264,7 @@ type options struct {
 	model                                    string
 	trigger, window, maxPayload, reserved    int
 	sumBurst, maxMsgs, maxInput, maxConc     int
+	maxIDBytes                               int
 	pgMax, pgIdle, maxConns, brkFails        int
 	workersN, queueN, llmRetries, overhead   int
 	sumRate                                  float64
@@ -294,6 +295,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.origins, "cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
 	fs.StringVar(&o.role, "summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
 	fs.IntVar(&o.maxMsgs, "max-messages", DefaultMaxMessages, "messages a request may hold")
+	fs.IntVar(&o.maxIDBytes, "max-id-bytes", DefaultMaxIDBytes, "bytes a message's ID may hold; a longer one, or one with NUL or invalid UTF-8, is a 400 before any LLM call")
 	fs.IntVar(&o.maxInput, "max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")
 	fs.IntVar(&o.maxConc, "max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
 	fs.DurationVar(&o.queueWait, "queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
@@ -327,8 +329,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 // check reports flags out of their ranges.
 func (o *options) check() error {
 	switch {
-	case o.maxMsgs < 1 || o.maxConc < 1 || o.queueWait < 0:
-		return fmt.Errorf("-max-messages %d, -max-concurrent %d: must be positive; -queue-wait %v: must not be negative", o.maxMsgs, o.maxConc, o.queueWait)
+	case o.maxMsgs < 1 || o.maxConc < 1 || o.queueWait < 0 || o.maxIDBytes < 1:
+		return fmt.Errorf("-max-messages %d, -max-concurrent %d, -max-id-bytes %d: must be positive; -queue-wait %v: must not be negative", o.maxMsgs, o.maxConc, o.maxIDBytes, o.queueWait)
 	case o.workersN < 1 || o.queueN < 0 || o.grace <= 0:
 		return fmt.Errorf("-summarize-workers %d must be positive, -summarize-queue %d not negative, -grace %v positive", o.workersN, o.queueN, o.grace)
 	case o.leaseWait < 0 || o.leaseTTL < 0:

@@ -49,6 +49,10 @@ type Config struct {
 	AllowedHosts, CORSOrigins []string
 	// MaxMessages bounds the messages of a request (see decode).
 	MaxMessages int
+	// MaxIDBytes bounds a message's ID, in bytes (-max-id-bytes); 0 means
+	// DefaultMaxIDBytes. A summary stores the ID of every message it
+	// covers, so long IDs multiply what a chat stores.
+	MaxIDBytes int
 	// MaxConcurrent bounds the /api/ requests served at once; one more
 	// waits up to QueueWait for a slot, then is a 503 (see limitConcurrency).
 	MaxConcurrent int
@@ -201,6 +205,9 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 			return
 		}
 		id, err := chatID(r.PathValue("id"), bodyID)
+		if err == nil {
+			err = checkMessageIDs(msgs, cfg.MaxIDBytes)
+		}
 		if err != nil {
 			fail(log, w, r, http.StatusBadRequest, err.Error())
 			return
@@ -350,6 +357,32 @@ func chatID(path, body string) (string, error) {
 		return "", errors.New("id: must not contain NUL") // PostgreSQL's TEXT cannot hold it
 	}
 	return id, nil
+}
+
+// DefaultMaxIDBytes bounds a message's ID (-max-id-bytes): a UUID is 36
+// bytes, a chain ID 24.
+const DefaultMaxIDBytes = 128
+
+// checkMessageIDs refuses, before anything is summarized, a message ID
+// that no store can keep (not valid UTF-8, or with NUL, which PostgreSQL's
+// TEXT refuses: its summary could never be saved, and every request would
+// spend an LLM call on it) or longer than max bytes (DefaultMaxIDBytes
+// for 0).
+func checkMessageIDs(msgs []recap.Message, max int) error {
+	if max <= 0 {
+		max = DefaultMaxIDBytes
+	}
+	for i, m := range msgs {
+		switch {
+		case len(m.ID) > max:
+			return fmt.Errorf("messages[%d]: id: %d bytes, more than %d (-max-id-bytes)", i, len(m.ID), max)
+		case !utf8.ValidString(m.ID):
+			return fmt.Errorf("messages[%d]: id: must be valid UTF-8", i)
+		case strings.ContainsRune(m.ID, 0):
+			return fmt.Errorf("messages[%d]: id: must not contain NUL", i)
+		}
+	}
+	return nil
 }
 
 // readyzProbe is the chat whose summary /readyz loads to reach the store.
