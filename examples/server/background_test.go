@@ -304,17 +304,56 @@ func TestSaveBackoff(t *testing.T) {
 		t.Errorf("%d LLM calls over 1,000 s of failing saves, want 1 to 30", n)
 	}
 	// A save that succeeds ends the back-off.
-	b.record(context.Background(), nil)
-	if !b.open() {
+	b.record(context.Background(), "c", nil)
+	if !b.open("c") {
 		t.Error("still backing off after a successful save")
 	}
 	// Conflicts and a caller's cancellation are not the store's failures.
-	b.record(context.Background(), recap.ErrConflict)
+	b.record(context.Background(), "c", recap.ErrConflict)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	b.record(ctx, errors.New("canceled"))
-	if !b.open() {
+	b.record(ctx, "c", errors.New("canceled"))
+	if !b.open("c") {
 		t.Error("a conflict or a cancellation started a back-off")
+	}
+}
+
+// TestSaveBackoffPerChat (F5): a chat whose saves always fail backs off
+// alone: other chats' LLM calls go on, and their successful saves do not
+// end its back-off; saves of several chats failing in a row back off
+// every chat (the store is failing) until one succeeds. Before, one
+// back-off served every chat: another tenant's chat fell back to the
+// offline summarizer, and its saves reset the failing chat's back-off.
+func TestSaveBackoffPerChat(t *testing.T) {
+	now := time.Unix(0, 0)
+	b := newSaveBackoff(newTestLogger(io.Discard), func() time.Time { return now })
+	boom := errors.New("value too long")
+	b.record(context.Background(), "bad", boom)
+	if b.open("bad") || !b.open("good") {
+		t.Fatalf("after a failed save of one chat: open(bad) %v, open(good) %v; want false, true", b.open("bad"), b.open("good"))
+	}
+	b.record(context.Background(), "good", nil)
+	if b.open("bad") {
+		t.Error("another chat's successful save ended the failing chat's back-off")
+	}
+	now = now.Add(DefaultSaveBackoff)
+	if !b.open("bad") {
+		t.Error("the failing chat is still backing off after its back-off")
+	}
+	b.record(context.Background(), "bad", boom) // its second failure: 2 s
+	now = now.Add(DefaultSaveBackoff)
+	if b.open("bad") {
+		t.Error("the back-off did not double")
+	}
+	// Three chats failing in a row: the store is down.
+	b.record(context.Background(), "x", boom)
+	b.record(context.Background(), "y", boom)
+	if b.open("z") {
+		t.Error("saves of three chats failed in a row, and a fourth chat may still call the LLM")
+	}
+	b.record(context.Background(), "z", nil)
+	if !b.open("w") {
+		t.Error("a successful save did not end the store-wide back-off")
 	}
 }
 

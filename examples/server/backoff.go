@@ -17,63 +17,117 @@ const (
 )
 
 // errSaveBackoff is the summarizer's error while Saves back off.
-var errSaveBackoff = errors.New("summarizer: not called: the store's saves are failing, backing off")
+var errSaveBackoff = errors.New("summarizer: not called: saves of this chat are failing, backing off")
 
-// saveBackoff keeps a Store that fails to save (a full disk, a bad chat
-// ID on PostgreSQL) from costing an LLM call on every request: after a
-// failed Save, the LLM summarizer is not called for a back-off that
-// doubles with each further failure (DefaultSaveBackoff up to
-// DefaultMaxSaveBackoff), and the first successful Save ends it. A
-// conflict (recap.ErrConflict) and a caller's cancellation are not
-// failures of the store. While it backs off, recap serves the fallback
-// summarizer (offline, cheap) or the unsummarized payload.
+// saveBackoff keeps a Store that fails to save (a full disk, a database
+// that is down, a chat that cannot be stored) from costing an LLM call on
+// every request: after a failed Save of a chat, the LLM summarizer is not
+// called for that chat for a back-off that doubles with each further
+// failure (DefaultSaveBackoff up to DefaultMaxSaveBackoff), and its first
+// successful Save ends it. When the saves of globalBackoffChats different
+// chats fail in a row, with no success between them, the store itself is
+// failing: the LLM is not called for any chat, with the same doubling,
+// until a Save succeeds. So one tenant's chat that can never be saved
+// backs off alone, and other tenants' successful saves do not make it
+// cost an LLM call again (issue 23, F5). A conflict (recap.ErrConflict)
+// and a caller's cancellation are not failures of the store. While it
+// backs off, recap serves the fallback summarizer (offline, cheap) or the
+// unsummarized payload. At most maxBackoffChats chats are remembered.
 type saveBackoff struct {
 	log      *slog.Logger
 	base, mx time.Duration
 	now      func() time.Time
 
-	mu       sync.Mutex // protects the fields below
-	failures int        // consecutive failed Saves
-	until    time.Time  // no LLM call before
+	mu     sync.Mutex // protects the fields below
+	global backoffState
+	chats  map[string]*backoffState
+	failed map[string]bool // the chats whose saves failed since the last success
 }
+
+// backoffState is a back-off: consecutive failures, and no LLM call
+// before until.
+type backoffState struct {
+	failures int
+	until    time.Time
+}
+
+// Bounds of the per-chat back-off.
+const (
+	globalBackoffChats = 3
+	maxBackoffChats    = 4096
+)
 
 func newSaveBackoff(log *slog.Logger, now func() time.Time) *saveBackoff {
 	if now == nil {
 		now = time.Now
 	}
-	return &saveBackoff{log: log, base: DefaultSaveBackoff, mx: DefaultMaxSaveBackoff, now: now}
+	return &saveBackoff{log: log, base: DefaultSaveBackoff, mx: DefaultMaxSaveBackoff, now: now,
+		chats: map[string]*backoffState{}, failed: map[string]bool{}}
 }
 
-// record notes the outcome of a Save.
-func (b *saveBackoff) record(ctx context.Context, err error) {
+// fail extends bs after a failure, unless it is backing off already (a
+// save while backing off, the fallback summarizer's, does not push its
+// end further), and reports the back-off, or 0.
+func (b *saveBackoff) fail(bs *backoffState) time.Duration {
+	if b.now().Before(bs.until) {
+		return 0
+	}
+	bs.failures++
+	d := b.base << min(bs.failures-1, 20)
+	if d <= 0 || d > b.mx {
+		d = b.mx
+	}
+	bs.until = b.now().Add(d)
+	return d
+}
+
+// record notes the outcome of a Save of chatID.
+func (b *saveBackoff) record(ctx context.Context, chatID string, err error) {
 	if err != nil && (errors.Is(err, recap.ErrConflict) || ctx.Err() != nil) {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err == nil {
-		b.failures, b.until = 0, time.Time{}
+		delete(b.chats, chatID)
+		clear(b.failed)
+		b.global = backoffState{}
 		return
 	}
-	if b.now().Before(b.until) {
-		// A save while backing off (the fallback summarizer's) does not
-		// push the end of the back-off further.
-		return
+	bs := b.chats[chatID]
+	if bs == nil {
+		if len(b.chats) >= maxBackoffChats {
+			for k := range b.chats { // forget one: at worst an LLM call more
+				delete(b.chats, k)
+				break
+			}
+		}
+		bs = &backoffState{}
+		b.chats[chatID] = bs
 	}
-	b.failures++
-	d := b.base << min(b.failures-1, 20)
-	if d <= 0 || d > b.mx {
-		d = b.mx
+	if d := b.fail(bs); d > 0 {
+		b.log.Warn("save failed: not calling the LLM for this chat for a while", "backoff", d, "failures", bs.failures)
 	}
-	b.until = b.now().Add(d)
-	b.log.Warn("save failed: not calling the LLM for a while", "backoff", d, "failures", b.failures)
+	if len(b.failed) < globalBackoffChats {
+		b.failed[chatID] = true
+	}
+	if len(b.failed) >= globalBackoffChats {
+		if d := b.fail(&b.global); d > 0 {
+			b.log.Warn("saves of several chats failed: not calling the LLM for any chat for a while", "backoff", d, "failures", b.global.failures)
+		}
+	}
 }
 
-// open reports whether the LLM may be called.
-func (b *saveBackoff) open() bool {
+// open reports whether the LLM may be called for chatID.
+func (b *saveBackoff) open(chatID string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return !b.now().Before(b.until)
+	now := b.now()
+	if now.Before(b.global.until) {
+		return false
+	}
+	bs := b.chats[chatID]
+	return bs == nil || !now.Before(bs.until)
 }
 
 // store returns st recording its Saves.
@@ -82,7 +136,7 @@ func (b *saveBackoff) store(st recap.Store) recap.Store { return backoffStore{st
 // summarizer returns s, not called while Saves back off.
 func (b *saveBackoff) summarizer(s recap.Summarizer) recap.Summarizer {
 	return recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
-		if !b.open() {
+		if !b.open(req.ChatID) {
 			return "", errSaveBackoff
 		}
 		return s.Summarize(ctx, req)
@@ -111,6 +165,6 @@ func (s backoffStore) ReleaseLease(ctx context.Context, chatID, holder string) e
 
 func (s backoffStore) Save(ctx context.Context, chatID string, prev, next recap.Summary) error {
 	err := s.Store.Save(ctx, chatID, prev, next)
-	s.b.record(ctx, err)
+	s.b.record(ctx, chatID, err)
 	return err
 }

@@ -202,7 +202,7 @@ func TestLogDurations(t *testing.T) {
 		{"Group", "an attribute in a group", "json", func(l *slog.Logger) { l.WithGroup("lease").Info("x", "ttl", time.Minute) }, `"lease":{"ttl":"1m0s"}`},
 		{"With", "an attribute of a derived logger", "json", func(l *slog.Logger) { l.With("grace", 2*time.Second).Info("x") }, `"grace":"2s"`},
 		{"Backoff", "the save back-off's line", "json", func(l *slog.Logger) {
-			newSaveBackoff(l, func() time.Time { return time.Time{} }).record(context.Background(), errors.New("disk full"))
+			newSaveBackoff(l, func() time.Time { return time.Time{} }).record(context.Background(), "c", errors.New("disk full"))
 		}, `"backoff":"1s"`},
 	}
 	for _, tt := range tests {
