@@ -7,12 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/recapgo/recap"
@@ -286,5 +289,45 @@ func TestUnstorableIDsRefused(t *testing.T) {
 	}
 	if status, out := post(t, base+"/api/chats/plain/payload", chatJSON(t, 8)); status != 200 || out["summarized"] != true {
 		t.Fatalf("the chat with plain IDs: %d %v", status, out)
+	}
+}
+
+// TestRejectionLogThrottled (F8): 20,000 rejected requests within 9.5 s
+// write at most the burst and the rate's lines, each later line says how
+// many it stands for, and other lines are never dropped. Before, each
+// rejection wrote a line: 20,000 lines in 9.5 s.
+func TestRejectionLogThrottled(t *testing.T) {
+	var buf strings.Builder
+	now := time.Unix(0, 0)
+	log := slog.New(newThrottle(slog.NewTextHandler(&buf, nil), func() time.Time { return now }))
+	for i := 0; i < 20000; i++ {
+		log.Info("request rejected", "status", 401)
+		if i%1000 == 0 {
+			log.Warn("save failed") // not throttled
+		}
+		now = now.Add(475 * time.Microsecond) // 20,000 in 9.5 s
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	rejected, other, suppressed := 0, 0, 0
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, "request rejected"):
+			rejected++
+			if _, after, ok := strings.Cut(l, "suppressed="); ok {
+				n, _ := strconv.Atoi(strings.Fields(after)[0])
+				suppressed += n
+			}
+		case strings.Contains(l, "save failed"):
+			other++
+		}
+	}
+	if max := rejectLogBurst + int(9.5*rejectLogRate) + 1; rejected > max {
+		t.Errorf("%d lines of rejections in 9.5 s, want at most %d", rejected, max)
+	}
+	if other != 20 {
+		t.Errorf("%d other lines, want all 20", other)
+	}
+	if rejected+suppressed < 19000 {
+		t.Errorf("%d lines standing for %d suppressed: the count is lost", rejected, suppressed)
 	}
 }

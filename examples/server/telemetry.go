@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -192,7 +193,8 @@ func (h contextHandler) WithGroup(name string) slog.Handler {
 }
 
 // newLogger returns the server's logger: JSON lines (format "json") or
-// logfmt-like text ("text") on w, with request IDs. A duration is logged
+// logfmt-like text ("text") on w, with request IDs, the lines about
+// rejected requests throttled (see throttle). A duration is logged
 // as its String(), "30s" or "1.5ms", in both formats: slog's JSON handler
 // would write its nanoseconds (see durationString).
 func newLogger(w io.Writer, format string) (*slog.Logger, error) {
@@ -206,7 +208,7 @@ func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("-log-format %q: want json or text", format)
 	}
-	return slog.New(contextHandler{h}), nil
+	return slog.New(newThrottle(contextHandler{h}, time.Now)), nil
 }
 
 // durationString is the loggers' ReplaceAttr: a time.Duration attribute
