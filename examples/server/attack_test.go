@@ -331,3 +331,42 @@ func TestRejectionLogThrottled(t *testing.T) {
 		t.Errorf("%d lines standing for %d suppressed: the count is lost", rejected, suppressed)
 	}
 }
+
+// TestUsageTenants (F8): the Calibrator is shared by every tenant, so
+// with several tenants only those of -usage-tenants may report usage; the
+// others get a 403 and move nothing. Before, one tenant's reports changed
+// every tenant's counts.
+func TestUsageTenants(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys")
+	writeFile(t, keys, "ops key-of-ops-0123456789\nacme key-of-acme-0123456789\n")
+	base := startServer(t, nil, "-api-keys", keys, "-chat-model", "provider-x", "-usage-tenants", "ops")
+	report := func(key string) (int, map[string]any) {
+		msgs := chatMessagesJSON(t)
+		req, _ := http.NewRequest("POST", base+"/api/usage", strings.NewReader(`{"messages":`+msgs+`,"inputTokens":60}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	if status, out := report("key-of-acme-0123456789"); status != 403 {
+		t.Errorf("a tenant not in -usage-tenants: %d %v, want 403", status, out)
+	}
+	status, out := report("key-of-ops-0123456789")
+	if status != 200 || out["observations"] != 1.0 {
+		t.Errorf("a tenant of -usage-tenants: %d %v, want 200 and the first observation", status, out)
+	}
+}
+
+// chatMessagesJSON returns a short chat's messages as a JSON array.
+func chatMessagesJSON(t *testing.T) string {
+	var chat map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(chatJSON(t, 2)), &chat); err != nil {
+		t.Fatal(err)
+	}
+	return string(chat["messages"])
+}

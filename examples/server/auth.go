@@ -86,6 +86,16 @@ func parseKeys(r io.Reader) (*keyring, error) {
 // tenant returns the tenant of key. It compares the key's hash with every
 // hash in constant time, so that neither the time taken nor an early exit
 // tells how much of a guess was right or which line matched.
+// single reports whether the keys are of one tenant.
+func (k *keyring) single() bool {
+	for _, t := range k.tenants {
+		if t != k.tenants[0] {
+			return false
+		}
+	}
+	return true
+}
+
 func (k *keyring) tenant(key string) (string, bool) {
 	h := sha256.Sum256([]byte(key))
 	found := -1

@@ -237,7 +237,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		MaxMessages: o.maxMsgs, MaxIDBytes: o.maxIDBytes, MaxConcurrent: o.maxConc, QueueWait: o.queueWait,
 		AllowedHosts: append(list(o.hosts), addrHost(o.addr)), CORSOrigins: list(o.origins),
 		Telemetry: tel, Counter: counter,
-		Calibrator: cal, Model: o.model, Overhead: o.overhead, Now: now,
+		Calibrator: cal, Model: o.model, Overhead: o.overhead, Now: now, UsageTenants: list(o.usageTenants),
 	}, c, store, sums.serve))
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -261,7 +261,7 @@ type options struct {
 
 	addr, dbPath, pgDSN, keysFile, toolsFile string
 	hosts, origins, role, logFormat, otlpURL string
-	model                                    string
+	model, usageTenants                      string
 	trigger, window, maxPayload, reserved    int
 	sumBurst, maxMsgs, maxInput, maxConc     int
 	maxIDBytes                               int
@@ -292,6 +292,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Float64Var(&o.sumRate, "summarize-rate", DefaultSummarizeRate, "requests a second each tenant may make to /api/summarize, on average")
 	fs.IntVar(&o.sumBurst, "summarize-burst", DefaultSummarizeBurst, "requests each tenant may make to /api/summarize at once")
 	fs.StringVar(&o.hosts, "allowed-hosts", "", "comma-separated Host names accepted besides localhost, 127.0.0.1 and [::1] (and -addr's host)")
+	fs.StringVar(&o.usageTenants, "usage-tenants", "", "comma-separated tenants that may report usage to POST /api/usage, which calibrates the counter every tenant shares (default: the only tenant of a key file that names one, or of -insecure-no-auth; else none)")
 	fs.StringVar(&o.origins, "cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
 	fs.StringVar(&o.role, "summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
 	fs.IntVar(&o.maxMsgs, "max-messages", DefaultMaxMessages, "messages a request may hold")

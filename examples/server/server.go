@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,11 @@ type Config struct {
 	// DefaultMaxIDBytes. A summary stores the ID of every message it
 	// covers, so long IDs multiply what a chat stores.
 	MaxIDBytes int
+	// UsageTenants may report usage to POST /api/usage (-usage-tenants):
+	// the Calibrator is shared, so a report moves every tenant's counts.
+	// Empty: only the one tenant of a server that has one (a key file
+	// naming one tenant, or -insecure-no-auth).
+	UsageTenants []string
 	// MaxConcurrent bounds the /api/ requests served at once; one more
 	// waits up to QueueWait for a slot, then is a 503 (see limitConcurrency).
 	MaxConcurrent int
@@ -502,6 +508,10 @@ func handleUsage(log *slog.Logger, cfg Config) http.Handler {
 			fail(log, w, r, http.StatusNotImplemented, "usage: the server counts for no model; start it with -chat-model to calibrate from usage")
 			return
 		}
+		if !cfg.mayCalibrate(tenantFrom(r.Context())) {
+			fail(log, w, r, http.StatusForbidden, "usage: this tenant may not calibrate the counter that every tenant shares (see -usage-tenants)")
+			return
+		}
 		var input, fixed int
 		_, msgs, ok := decode(log, w, r, cfg.MaxMessages, map[string]any{"inputTokens": &input, "fixedTokens": &fixed})
 		if !ok {
@@ -531,4 +541,13 @@ func handleUsage(log *slog.Logger, cfg Config) http.Handler {
 		}
 		reply(log, w, http.StatusOK, usageResponse{Model: cfg.Model, Observations: cfg.Calibrator.Observations(cfg.Model), Estimate: est})
 	})
+}
+
+// mayCalibrate reports whether tenant may report usage (see
+// Config.UsageTenants).
+func (cfg Config) mayCalibrate(tenant string) bool {
+	if len(cfg.UsageTenants) > 0 {
+		return slices.Contains(cfg.UsageTenants, tenant)
+	}
+	return cfg.Keys == nil || cfg.Keys.single()
 }
