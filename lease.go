@@ -106,7 +106,10 @@ func (c *Compressor) newLease(chatID string) lease {
 	}
 	// The runtime's random source, seeded at start: no I/O, and unique
 	// enough across processes at 128 bits.
-	holder := fmt.Sprintf("%016x%016x", rand.Uint64(), rand.Uint64())
+	holder := c.cfg.leaseHolder
+	if holder == "" {
+		holder = fmt.Sprintf("%016x%016x", rand.Uint64(), rand.Uint64())
+	}
 	return lease{l: l, chatID: chatID, holder: holder, ttl: c.leaseTTL()}
 }
 

@@ -506,3 +506,42 @@ func checkOnce(t *testing.T, chat []Message, res Result) {
 		}
 	}
 }
+
+// TestLeaseHolder: a Compressor with WithLeaseHolder takes over at once a
+// lease that its holder already has (a previous incarnation that died
+// holding it) and summarizes; one with a random holder finds the lease
+// held and leaves the chat to the holder until the lease expires.
+func TestLeaseHolder(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name       string
+		opts       []Option
+		summarized bool
+	}{
+		{"same holder", []Option{WithLeaseHolder("replica-1")}, true},
+		{"random holder", nil, false},
+		{"another holder", []Option{WithLeaseHolder("replica-2")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := NewMemoryStore()
+			if err := st.AcquireLease(ctx, "c", "replica-1", time.Hour); err != nil { // held when it died
+				t.Fatal(err)
+			}
+			c, err := New(SummarizerFunc(func(context.Context, SummarizeRequest) (string, error) { return "a summary", nil }), st,
+				append([]Option{WithTokenCounter(words), WithTriggerTokens(10), WithWindowConversations(1)}, tc.opts...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Compress(ctx, "c", factChat(13))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Summarized != tc.summarized || !tc.summarized && !errors.Is(res.Err, ErrLeaseHeld) {
+				t.Fatalf("summarized %v, err %v; want summarized %v", res.Summarized, res.Err, tc.summarized)
+			}
+		})
+	}
+	if _, err := New(nil, nil, WithLeaseHolder("")); !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("WithLeaseHolder(\"\"): %v", err)
+	}
+}

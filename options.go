@@ -21,28 +21,29 @@ const (
 
 // config is what the options set; a Compressor keeps it read-only.
 type config struct {
-	trigger    int
-	window     int
-	counter    TokenCounter
-	role       Role
-	timeout    time.Duration
-	overhead   int
-	maxSummary int          // 0: no limit
-	maxPayload int          // 0: no limit
-	maxTurn    int          // 0: the current turn is never compacted
-	reserved   int          // tokens of the request besides the payload (WithReservedTokens)
-	maxInput   int          // 0: no limit
-	check      bool         // WithSummaryCheck
-	fallback   Summarizer   // nil: none
-	hooks      Hooks        // zero: none
-	logger     *slog.Logger // nil: silent
-	now        func() time.Time
-	media      map[string]int                       // media type pattern to tokens; nil: DefaultMediaTokens for all
-	background func(task func(ctx context.Context)) // nil: summarize in the request
-	clear      *clearing                            // nil: no tool-result clearing
-	leaseTTL   time.Duration                        // 0: from the summarize timeout (see WithLeaseTTL)
-	leaseWait  time.Duration                        // 0: do not wait for another lease holder
-	recallHint string                               // "": none (see WithRecallHint)
+	trigger     int
+	window      int
+	counter     TokenCounter
+	role        Role
+	timeout     time.Duration
+	overhead    int
+	maxSummary  int          // 0: no limit
+	maxPayload  int          // 0: no limit
+	maxTurn     int          // 0: the current turn is never compacted
+	reserved    int          // tokens of the request besides the payload (WithReservedTokens)
+	maxInput    int          // 0: no limit
+	check       bool         // WithSummaryCheck
+	fallback    Summarizer   // nil: none
+	hooks       Hooks        // zero: none
+	logger      *slog.Logger // nil: silent
+	now         func() time.Time
+	media       map[string]int                       // media type pattern to tokens; nil: DefaultMediaTokens for all
+	background  func(task func(ctx context.Context)) // nil: summarize in the request
+	clear       *clearing                            // nil: no tool-result clearing
+	leaseTTL    time.Duration                        // 0: from the summarize timeout (see WithLeaseTTL)
+	leaseWait   time.Duration                        // 0: do not wait for another lease holder
+	leaseHolder string                               // "": a random holder per summarization (see WithLeaseHolder)
+	recallHint  string                               // "": none (see WithRecallHint)
 }
 
 // mediaCost returns the tokens of an attachment of mediaType: the rule of
@@ -195,6 +196,26 @@ func WithLeaseTTL(d time.Duration) Option {
 			return invalid("WithLeaseTTL", "%v is negative", d)
 		}
 		c.leaseTTL = d
+		return nil
+	})
+}
+
+// WithLeaseHolder makes id the holder of every lease the Compressor takes
+// (see [Leaser]), instead of a random holder per summarization. A process
+// that restarts with the same id takes over, at once, the leases its
+// previous incarnation held when it died, instead of waiting for them to
+// expire (see WithLeaseTTL): a server passes its replica's stable name.
+// Two processes running at once must never share an id: each would take
+// the other's leases, and both would summarize the chat (the Store's
+// compare-and-swap still keeps one summary, but both LLM calls are paid).
+// Within one Compressor, summarizations of a chat are one at a time
+// whatever the holder. id must not be empty.
+func WithLeaseHolder(id string) Option {
+	return optionFunc(func(c *config) error {
+		if id == "" {
+			return invalid("WithLeaseHolder", "empty holder")
+		}
+		c.leaseHolder = id
 		return nil
 	})
 }

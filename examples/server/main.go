@@ -215,6 +215,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	opts = append(opts, recap.WithLogger(log), recap.WithSummarizeTimeout(o.timeout/2), recap.WithSummaryRole(recap.Role(o.role)),
 		recap.WithHooks(tel.in.Hooks()), recap.WithLeaseWait(o.leaseWait), recap.WithLeaseTTL(o.leaseTTL))
+	if o.instanceID != "" {
+		opts = append(opts, recap.WithLeaseHolder(o.instanceID))
+	}
 	st, db, where, err := o.openStore(ctx, getenv)
 	if err != nil {
 		return err
@@ -261,7 +264,7 @@ type options struct {
 
 	addr, dbPath, pgDSN, keysFile, toolsFile string
 	hosts, origins, role, logFormat, otlpURL string
-	model, usageTenants                      string
+	model, usageTenants, instanceID          string
 	trigger, window, maxPayload, reserved    int
 	sumBurst, maxMsgs, maxInput, maxConc     int
 	maxIDBytes                               int
@@ -318,6 +321,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.model, "chat-model", "", "the chat model the payloads are for: counted by its tokenizer or estimate (tokens.EstimatorForModel: OpenAI, Claude, Gemini; else o200k_base) and calibrated from the usage clients report to POST /api/usage (none: o200k_base, uncalibrated)")
 	fs.IntVar(&o.overhead, "message-overhead", 0, "tokens of each message's framing, counted beside its text (recap.WithMessageOverhead; default the -chat-model family's, else 0)")
 	fs.DurationVar(&o.leaseWait, "lease-wait", DefaultLeaseWait, "how long a request that must summarize waits while another replica summarizes the same chat (recap.WithLeaseWait); then it goes on unsummarized within -max-payload")
+	fs.StringVar(&o.instanceID, "instance-id", "", "this replica's stable name, the holder of its summarization leases (recap.WithLeaseHolder): restarted with the same name, it takes over at once the leases it held when it died instead of waiting -lease-ttl. Never give two running replicas one name (default: a random holder per summarization)")
 	fs.DurationVar(&o.leaseTTL, "lease-ttl", 0, "time-to-live of a chat's summarization lease, after which a replica that died holding it is taken over (0: 3 x -timeout/2 + 30s; recap.WithLeaseTTL)")
 	fs.DurationVar(&o.grace, "grace", DefaultGrace, "on SIGINT or SIGTERM, how long requests in flight and background summarizations may take to finish (a second signal exits at once)")
 	if err := fs.Parse(args); err != nil {
