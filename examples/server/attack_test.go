@@ -370,3 +370,54 @@ func chatMessagesJSON(t *testing.T) string {
 	}
 	return string(chat["messages"])
 }
+
+// TestStuckLLM (F3): the LLM never answers and every request summarizes
+// in the foreground: at most -max-llm-calls requests wait for it; the
+// others are summarized by the offline fallback at once and answered 200
+// with a warning, while the stuck calls still hold on. Before, each
+// request held one of -max-concurrent slots for the whole summarize
+// timeout, and the others got 503 (170 of 174 in the first minute).
+func TestStuckLLM(t *testing.T) {
+	var arrived events
+	release := make(chan struct{})
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.add()
+		select { // stuck until the test is done with it
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer llm.Close()
+	defer close(release)
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test", "RECAP_MODEL": "gpt-test"}
+	base := startServer(t, env, "-trigger", "100", "-max-concurrent", "4", "-queue-wait", "20s",
+		"-max-llm-calls", "1", "-timeout", (2 * hangGuard).String())
+	const n = 20
+	type answer struct {
+		status  int
+		warning string
+	}
+	answers := make(chan answer, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			status, out := post(t, fmt.Sprintf("%s/api/chats/stuck-%d/payload", base, i), chatJSON(t, 8))
+			answers <- answer{status, fmt.Sprint(out["warning"])}
+		}()
+	}
+	// Every request but the one the stuck LLM holds is answered while it
+	// still holds it.
+	for i := 0; i < n-1; i++ {
+		select {
+		case a := <-answers:
+			if a.status != 200 || !strings.Contains(a.warning, "fallback") {
+				t.Errorf("answer %d: %d %q; want 200 with the fallback's warning", i, a.status, a.warning)
+			}
+		case <-time.After(hangGuard):
+			t.Fatalf("%d of %d requests answered while the LLM was stuck; want %d", i, n, n-1)
+		}
+	}
+	if got := arrived.count(); got != 1 {
+		t.Errorf("%d LLM calls in flight, want 1 (-max-llm-calls)", got)
+	}
+}
