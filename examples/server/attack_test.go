@@ -421,3 +421,44 @@ func TestStuckLLM(t *testing.T) {
 		t.Errorf("%d LLM calls in flight, want 1 (-max-llm-calls)", got)
 	}
 }
+
+// TestTenantLLMBudget (F6): one tenant's requests, each folding a long
+// backlog in many chunks, cost at most -tenant-llm-per-minute LLM calls
+// in a minute (the offline fallback folds the rest), and another tenant's
+// chats still get the LLM. Before, one 8 MB request cost 40 calls, with no
+// limit per tenant on the payload routes.
+func TestTenantLLMBudget(t *testing.T) {
+	llm := apitest.New(t, "/chat/completions", apitest.Response{Status: 200, Body: chatCompletion("A summary of the payments service.")})
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test", "RECAP_MODEL": "gpt-test"}
+	keys := filepath.Join(t.TempDir(), "keys")
+	writeFile(t, keys, "flood key-of-flood-0123456789\nquiet key-of-quiet-0123456789\n")
+	now := time.Unix(0, 0) // frozen: no token comes back during the test
+	base := startServerClock(t, env, newLogWriter(nil), func() time.Time { return now },
+		"-api-keys", keys, "-trigger", "100", "-max-summarize-input", "200", "-tenant-llm-per-minute", "5", "-max-llm-calls", "100")
+	send := func(key, chat string, n int) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", base+"/api/chats/"+chat+"/payload", strings.NewReader(chatJSON(t, n)))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	for i := 0; i < 3; i++ {
+		if status, out := send("key-of-flood-0123456789", fmt.Sprint("flood-", i), 40); status != 200 || out["summarized"] != true {
+			t.Fatalf("flood %d: %d %v", i, status, out)
+		}
+	}
+	if n := llm.Requests.Load(); n != 5 {
+		t.Errorf("the flooding tenant cost %d LLM calls in a minute, want 5 (-tenant-llm-per-minute)", n)
+	}
+	if status, out := send("key-of-quiet-0123456789", "quiet", 8); status != 200 || out["summarized"] != true || out["warning"] != nil {
+		t.Fatalf("the other tenant: %d %v; want summarized by the LLM, no warning", status, out)
+	}
+	if n := llm.Requests.Load(); n <= 5 {
+		t.Errorf("%d LLM calls after the other tenant's request: it got none", n)
+	}
+}

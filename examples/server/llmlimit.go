@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/recapgo/recap"
 )
@@ -30,6 +31,33 @@ func limitCalls(s recap.Summarizer, n int) recap.Summarizer {
 			return "", errLLMBusy
 		}
 		defer func() { <-sem }()
+		return s.Summarize(ctx, req)
+	})
+}
+
+// DefaultTenantLLMPerMinute bounds each tenant's LLM calls by the
+// Compressor (-tenant-llm-per-minute).
+const DefaultTenantLLMPerMinute = 60
+
+// errTenantLLMBudget is the Compressor's LLM summarizer's error for a
+// tenant over -tenant-llm-per-minute: the fallback serves.
+var errTenantLLMBudget = errors.New("summarizer: not called: this tenant's LLM calls for the minute are spent (-tenant-llm-per-minute)")
+
+// limitTenantCalls returns s calling the LLM at most perMinute times a
+// minute for each tenant (a burst of perMinute, refilled evenly), the
+// tenant read from the request's chat key (see storeKey); a call beyond
+// fails at once with errTenantLLMBudget, and recap's fallback summarizer
+// serves it. So one tenant's huge backlogs, folded in dozens of chunks, or
+// histories made to be summarized again and again, cost the LLM bill a
+// bounded amount (issue 23, F6). A chat key that names no tenant counts
+// as the tenant "".
+func limitTenantCalls(s recap.Summarizer, perMinute int, now func() time.Time) recap.Summarizer {
+	limits := newTenantLimits(float64(perMinute)/60, perMinute, now)
+	return recap.SummarizerFunc(func(ctx context.Context, req recap.SummarizeRequest) (string, error) {
+		tenant, _, _ := splitStoreKey(req.ChatID)
+		if !limits.limiter(tenant).AllowN(limits.now(), 1) {
+			return "", errTenantLLMBudget
+		}
 		return s.Summarize(ctx, req)
 	})
 }
