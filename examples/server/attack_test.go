@@ -462,3 +462,60 @@ func TestTenantLLMBudget(t *testing.T) {
 		t.Errorf("%d LLM calls after the other tenant's request: it got none", n)
 	}
 }
+
+// TestStoredBytesCap (F6): a chat whose summary would store more than
+// -max-stored-bytes (long message IDs) is not saved: its requests are
+// answered with a warning that says why, and the chat backs off the LLM
+// (one call, not one per request). Before, 7 KB message IDs stored 6.7 MiB
+// for one chat.
+func TestStoredBytesCap(t *testing.T) {
+	llm := apitest.New(t, "/chat/completions", apitest.Response{Status: 200, Body: chatCompletion("A summary of the payments service.")})
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test", "RECAP_MODEL": "gpt-test"}
+	now := time.Unix(0, 0)
+	base := startServerClock(t, env, newLogWriter(nil), func() time.Time { return now },
+		"-trigger", "100", "-max-id-bytes", "1000", "-max-stored-bytes", "4000")
+	var chat map[string][]map[string]any
+	if err := json.Unmarshal([]byte(chatJSON(t, 8)), &chat); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range chat["messages"] {
+		m["id"] = fmt.Sprintf("%d-%s", i, strings.Repeat("x", 900))
+	}
+	body, _ := json.Marshal(chat)
+	for i := 0; i < 5; i++ {
+		status, out := post(t, base+"/api/chats/long-ids/payload", string(body))
+		if status != 200 || !strings.Contains(fmt.Sprint(out["warning"]), "too large to store") && !strings.Contains(fmt.Sprint(out["warning"]), "backing off") {
+			t.Fatalf("request %d: %d %v; want 200 with a warning that the summary is too large", i, status, out)
+		}
+	}
+	if n := llm.Requests.Load(); n != 1 {
+		t.Errorf("%d LLM calls for 5 requests of a chat that cannot be stored, want 1", n)
+	}
+	if status, out := post(t, base+"/api/chats/short-ids/payload", chatJSON(t, 8)); status != 200 || out["summarized"] != true || out["warning"] != nil {
+		t.Errorf("another chat: %d %v", status, out)
+	}
+}
+
+// TestAlternatingHistories (F6): two histories of one chat sent
+// alternately (two tabs after an edit) cost each one summarization, not
+// one a request: the Compressor plans each against the summary it made
+// for it (see recap's branch memory). Before, 5 calls a request.
+func TestAlternatingHistories(t *testing.T) {
+	llm := apitest.New(t, "/chat/completions", apitest.Response{Status: 200, Body: chatCompletion("A summary of the payments service.")})
+	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test", "RECAP_MODEL": "gpt-test"}
+	base := startServer(t, env, "-trigger", "100")
+	a := chatJSON(t, 8)
+	b := strings.Replace(a, "Question 2:", "Question 2 (edited):", 1)
+	for i := 0; i < 20; i++ {
+		body := a
+		if i%2 == 1 {
+			body = b
+		}
+		if status, out := post(t, base+"/api/chats/tabs/payload", body); status != 200 || out["warning"] != nil {
+			t.Fatalf("request %d: %d %v", i, status, out)
+		}
+	}
+	if n := llm.Requests.Load(); n > 2 {
+		t.Errorf("20 requests alternating two histories cost %d LLM calls, want at most 2", n)
+	}
+}

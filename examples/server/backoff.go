@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -34,9 +35,10 @@ var errSaveBackoff = errors.New("summarizer: not called: saves of this chat are 
 // backs off, recap serves the fallback summarizer (offline, cheap) or the
 // unsummarized payload. At most maxBackoffChats chats are remembered.
 type saveBackoff struct {
-	log      *slog.Logger
-	base, mx time.Duration
-	now      func() time.Time
+	log       *slog.Logger
+	base, mx  time.Duration
+	now       func() time.Time
+	maxStored int // bytes a chat's summary may store (see backoffStore.Save); 0: no bound
 
 	mu     sync.Mutex // protects the fields below
 	global backoffState
@@ -164,7 +166,37 @@ func (s backoffStore) ReleaseLease(ctx context.Context, chatID, holder string) e
 }
 
 func (s backoffStore) Save(ctx context.Context, chatID string, prev, next recap.Summary) error {
-	err := s.Store.Save(ctx, chatID, prev, next)
+	var err error
+	if n := storedBytes(next); s.b.maxStored > 0 && n > s.b.maxStored {
+		err = fmt.Errorf("%w: %d bytes, more than -max-stored-bytes %d", errStoredTooLarge, n, s.b.maxStored)
+	} else {
+		err = s.Store.Save(ctx, chatID, prev, next)
+	}
 	s.b.record(ctx, chatID, err)
 	return err
+}
+
+// DefaultMaxStoredBytes bounds what a chat's summary stores
+// (-max-stored-bytes): its text, boundary, covered IDs and digests.
+const DefaultMaxStoredBytes = 256 << 10
+
+// errStoredTooLarge refuses the Save of a summary larger than
+// -max-stored-bytes: the chat then backs off (see saveBackoff), and its
+// requests are answered with the stored summary and a warning.
+var errStoredTooLarge = errors.New("summary too large to store")
+
+// storedBytes is about what sum takes in a store: its strings, and a few
+// bytes of JSON for each covered ID and digest.
+func storedBytes(sum recap.Summary) int {
+	n := len(sum.Text) + len(sum.LastMessageID)
+	for _, id := range sum.Covered {
+		n += len(id) + 3
+	}
+	for _, d := range sum.Digests {
+		n += len(d) + 3
+	}
+	for _, d := range sum.Forgotten {
+		n += len(d) + 3
+	}
+	return n
 }

@@ -209,6 +209,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		tel.shutdown(sctx) // flushes the last spans
 	}()
 	backoff := newSaveBackoff(log, now)
+	backoff.maxStored = o.maxStored
 	sums, opts, err := o.summarizers(lookup, counter, budget, tel, backoff, now, opts)
 	if err != nil {
 		return err
@@ -268,6 +269,7 @@ type options struct {
 	trigger, window, maxPayload, reserved    int
 	sumBurst, maxMsgs, maxInput, maxConc     int
 	maxIDBytes, maxLLMCalls, tenantLLM       int
+	maxStored                                int
 	pgMax, pgIdle, maxConns, brkFails        int
 	workersN, queueN, llmRetries, overhead   int
 	sumRate                                  float64
@@ -299,6 +301,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.origins, "cors-origins", "", "comma-separated origins (https://app.example.com) allowed to call the API from a browser")
 	fs.StringVar(&o.role, "summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
 	fs.IntVar(&o.maxMsgs, "max-messages", DefaultMaxMessages, "messages a request may hold")
+	fs.IntVar(&o.maxStored, "max-stored-bytes", DefaultMaxStoredBytes, "bytes a chat's summary may store (text, covered IDs, digests); a larger one is not saved, and the chat backs off")
 	fs.IntVar(&o.maxIDBytes, "max-id-bytes", DefaultMaxIDBytes, "bytes a message's ID may hold; a longer one, or one with NUL or invalid UTF-8, is a 400 before any LLM call")
 	fs.IntVar(&o.maxInput, "max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")
 	fs.IntVar(&o.maxConc, "max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
@@ -344,6 +347,8 @@ func (o *options) check() error {
 		return fmt.Errorf("-lease-wait %v, -lease-ttl %v: must not be negative", o.leaseWait, o.leaseTTL)
 	case o.sumRate <= 0 || o.sumBurst < 1:
 		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", o.sumRate, o.sumBurst)
+	case o.maxStored < 1:
+		return fmt.Errorf("-max-stored-bytes %d: must be positive", o.maxStored)
 	case o.overhead < 0:
 		return fmt.Errorf("-message-overhead %d: must not be negative", o.overhead)
 	case o.maxConns < 1:

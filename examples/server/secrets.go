@@ -178,7 +178,8 @@ func publicError(err error) string {
 		return "summarizing in another replica: the stored summary is used"
 	}
 	for _, sentinel := range []error{openai.ErrTruncated, anthropic.ErrTruncated, gemini.ErrTruncated, gemini.ErrBlocked, recap.ErrEmptySummary,
-		recap.ErrSummaryTooLong, recap.ErrSummarizerPanic, errUnreachable} {
+		recap.ErrSummaryTooLong, recap.ErrSummarizerPanic, errUnreachable,
+		errStoredTooLarge, errSaveBackoff, errLLMBusy, errTenantLLMBudget, recap.ErrBackoff} {
 		if errors.Is(err, sentinel) {
 			return sentinel.Error()
 		}
