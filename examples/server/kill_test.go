@@ -85,7 +85,7 @@ func TestLoadKill(t *testing.T) {
 	env := []string{"RECAP_OPENAI_BASE_URL=" + llm.URL, "RECAP_OPENAI_API_KEY=sk-test"}
 	db := filepath.Join(t.TempDir(), "kill.db")
 	args := []string{"-insecure-no-auth", "-addr", "127.0.0.1:0", "-db", db, "-trigger", strconv.Itoa(loadTrigger),
-		"-window", strconv.Itoa(loadWindow), "-max-concurrent", "64", "-queue-wait", "1m", "-background=false", "-metrics=false",
+		"-window", strconv.Itoa(loadWindow), "-max-concurrent", "64", "-queue-wait", "1m", "-background=false", "-metrics=false", "-max-llm-calls", "1000", "-tenant-llm-per-minute", "1000000",
 		// The killed server's leases block its chats until they expire
 		// (see TestLeaseTakeover), which a request waits for (-lease-wait,
 		// within -timeout); the fake LLM answers in milliseconds.
@@ -263,7 +263,7 @@ func TestLoadPostgresRestart(t *testing.T) {
 	llm := newFakeLLM(t, 2*time.Millisecond, 10*time.Millisecond)
 	env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
 	base := startServer(t, env, "-postgres", dsn, "-trigger", strconv.Itoa(loadTrigger), "-window", strconv.Itoa(loadWindow),
-		"-max-concurrent", "64", "-queue-wait", "1m", "-timeout", "5s",
+		"-max-concurrent", "64", "-queue-wait", "1m", "-timeout", "5s", "-max-llm-calls", "1000", "-tenant-llm-per-minute", "1000000",
 		"-lease-ttl", "1s") // a lease whose release failed while the database was down expires soon
 	run := fmt.Sprintf("pgrestart%d", time.Now().UnixNano())
 	rep := retryingLoad(t, func() string { return base }, run, llm, 20, *loadTurns, func() {

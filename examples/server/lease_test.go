@@ -79,7 +79,7 @@ func TestLeaseReplicas(t *testing.T) {
 					llm := newFakeLLM(t, 300*time.Millisecond, 300*time.Millisecond)
 					env := []string{"RECAP_OPENAI_BASE_URL=" + llm.URL, "RECAP_OPENAI_API_KEY=sk-test"}
 					args := append(st.args(t), "-insecure-no-auth", "-addr", "127.0.0.1:0", "-trigger", strconv.Itoa(loadTrigger),
-						"-window", strconv.Itoa(loadWindow), "-max-concurrent", "128", "-queue-wait", "1m", "-metrics=false",
+						"-window", strconv.Itoa(loadWindow), "-max-concurrent", "128", "-queue-wait", "1m", "-metrics=false", "-max-llm-calls", "1000", "-tenant-llm-per-minute", "1000000",
 						"-background="+strconv.FormatBool(background), "-pg-max-conns", "8",
 						"-lease-wait", hangGuard.String(), "-timeout", (2 * hangGuard).String(), "-lease-ttl", "30s")
 					var logs events // the writes of every replica's log
@@ -163,7 +163,7 @@ func TestLeaseTakeover(t *testing.T) {
 			llm.hangFirst = 1 // the first call never answers
 			env := []string{"RECAP_OPENAI_BASE_URL=" + llm.URL, "RECAP_OPENAI_API_KEY=sk-test"}
 			args := append(st.args(t), "-insecure-no-auth", "-addr", "127.0.0.1:0", "-trigger", strconv.Itoa(loadTrigger),
-				"-window", strconv.Itoa(loadWindow), "-metrics=false", "-background=false",
+				"-window", strconv.Itoa(loadWindow), "-metrics=false", "-background=false", "-max-llm-calls", "1000", "-tenant-llm-per-minute", "1000000",
 				"-lease-ttl", "10s", "-lease-wait", hangGuard.String(), "-timeout", (2 * hangGuard).String())
 			holder := startHelper(t, nil, env, args...)
 			other := startHelper(t, nil, env, args...)

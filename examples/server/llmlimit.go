@@ -8,10 +8,6 @@ import (
 	"github.com/recapgo/recap"
 )
 
-// DefaultMaxLLMCalls bounds the Compressor's LLM calls in flight at once
-// (-max-llm-calls).
-const DefaultMaxLLMCalls = 2
-
 // errLLMBusy is the Compressor's LLM summarizer's error when
 // -max-llm-calls calls are in flight: recap's fallback summarizer (the
 // offline extractive one) serves the request at once.

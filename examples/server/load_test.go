@@ -254,7 +254,7 @@ func TestLoad(t *testing.T) {
 			llm := newFakeLLM(t, lo, hi)
 			env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
 			args := append(st.args(t), "-trigger", strconv.Itoa(loadTrigger), "-window", strconv.Itoa(loadWindow),
-				"-max-concurrent", strconv.Itoa(*loadClients), "-queue-wait", "1m", "-pg-max-conns", "16",
+				"-max-concurrent", strconv.Itoa(*loadClients), "-queue-wait", "1m", "-pg-max-conns", "16", "-max-llm-calls", "1000", "-tenant-llm-per-minute", "1000000",
 				"-timeout", (2 * hangGuard).String(), "-lease-wait", hangGuard.String(), "-lease-ttl", "2s")
 			logs := newLogWriter(nil)
 			base := startServerLogs(t, env, logs, args...)
@@ -288,7 +288,7 @@ func TestLoadFaults(t *testing.T) {
 			llm.hang = fault == "Hung"
 			env := map[string]string{"RECAP_OPENAI_BASE_URL": llm.URL, "RECAP_OPENAI_API_KEY": "sk-test"}
 			base := startServer(t, env, "-db", filepath.Join(t.TempDir(), "load.db"), "-trigger", strconv.Itoa(loadTrigger),
-				"-window", strconv.Itoa(loadWindow), "-max-concurrent", strconv.Itoa(*loadClients), "-queue-wait", "1m", "-timeout", "30s")
+				"-window", strconv.Itoa(loadWindow), "-max-concurrent", strconv.Itoa(*loadClients), "-queue-wait", "1m", "-timeout", "30s", "-max-llm-calls", "1000", "-tenant-llm-per-minute", "1000000")
 			rep := runLoad(t, base, "fault", llm, *loadClients, *loadTurns, false)
 			t.Logf("LLM %s, %d clients: %v", fault, *loadClients, rep)
 			// A 429 opens the breaker at once; a hang opens it after

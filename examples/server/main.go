@@ -315,7 +315,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.brkCool, "breaker-cooldown", breaker.DefaultCooldown, "how long the LLM is not called once the breaker opened")
 	fs.BoolVar(&o.noAuth, "insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	fs.BoolVar(&o.background, "background", true, "summarize off the request path while the payload fits -max-payload (recap.WithBackground)")
-	fs.IntVar(&o.maxLLMCalls, "max-llm-calls", DefaultMaxLLMCalls, "the Compressor's LLM calls in flight at once; one more is summarized by the offline fallback at once, so that a stuck LLM holds at most this many requests")
+	fs.IntVar(&o.maxLLMCalls, "max-llm-calls", 0, "the Compressor's LLM calls in flight at once; one more is summarized by the offline fallback at once, so that a stuck LLM holds at most this many requests (0: half of -max-concurrent, at least 1)")
 	fs.IntVar(&o.tenantLLM, "tenant-llm-per-minute", DefaultTenantLLMPerMinute, "LLM calls each tenant's chats may cost a minute (a burst of as many); beyond, the offline fallback summarizes")
 	fs.IntVar(&o.workersN, "summarize-workers", DefaultSummarizeWorkers, "background summarizations running at once")
 	fs.IntVar(&o.queueN, "summarize-queue", DefaultSummarizeQueue, "background summarizations waiting at most; more are dropped and scheduled again by a later request")
@@ -341,8 +341,8 @@ func (o *options) check() error {
 	switch {
 	case o.maxMsgs < 1 || o.maxConc < 1 || o.queueWait < 0 || o.maxIDBytes < 1:
 		return fmt.Errorf("-max-messages %d, -max-concurrent %d, -max-id-bytes %d: must be positive; -queue-wait %v: must not be negative", o.maxMsgs, o.maxConc, o.maxIDBytes, o.queueWait)
-	case o.workersN < 1 || o.queueN < 0 || o.grace <= 0 || o.maxLLMCalls < 1 || o.tenantLLM < 1:
-		return fmt.Errorf("-summarize-workers %d, -max-llm-calls %d and -tenant-llm-per-minute %d must be positive, -summarize-queue %d not negative, -grace %v positive", o.workersN, o.maxLLMCalls, o.tenantLLM, o.queueN, o.grace)
+	case o.workersN < 1 || o.queueN < 0 || o.grace <= 0 || o.maxLLMCalls < 0 || o.tenantLLM < 1:
+		return fmt.Errorf("-summarize-workers %d and -tenant-llm-per-minute %d must be positive, -max-llm-calls %d not negative, -summarize-queue %d not negative, -grace %v positive", o.workersN, o.tenantLLM, o.maxLLMCalls, o.queueN, o.grace)
 	case o.leaseWait < 0 || o.leaseTTL < 0:
 		return fmt.Errorf("-lease-wait %v, -lease-ttl %v: must not be negative", o.leaseWait, o.leaseTTL)
 	case o.sumRate <= 0 || o.sumBurst < 1:
@@ -435,7 +435,11 @@ func (o *options) summarizers(lookup func(string) (string, bool), counter recap.
 	if err := tel.in.ObserveCircuit("llm", func() int64 { return int64(brk.State()) }); err != nil {
 		return serverSummarizers{}, nil, err
 	}
-	s.serve, s.compress = brk, backoff.summarizer(limitCalls(limitTenantCalls(brk, o.tenantLLM, now), o.maxLLMCalls))
+	calls := o.maxLLMCalls
+	if calls == 0 {
+		calls = max(1, o.maxConc/2)
+	}
+	s.serve, s.compress = brk, backoff.summarizer(limitCalls(limitTenantCalls(brk, o.tenantLLM, now), calls))
 	return s, append(opts, recap.WithFallbackSummarizer(fallback)), nil
 }
 
