@@ -519,3 +519,60 @@ func TestAlternatingHistories(t *testing.T) {
 		t.Errorf("20 requests alternating two histories cost %d LLM calls, want at most 2", n)
 	}
 }
+
+// TestSlowUploadsFair (F2): one tenant opens 4 uploads that send their
+// headers and then a byte now and then; another tenant's 25 requests are
+// answered 200 meanwhile, since one tenant holds at most
+// -tenant-max-concurrent (half of -max-concurrent) slots, and its uploads
+// beyond are refused at once. Before, the uploads held all 4 slots for the
+// read timeout, and the other tenant got 503 on 15 of 25 requests.
+func TestSlowUploadsFair(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys")
+	writeFile(t, keys, "slow key-of-slow-0123456789\nfast key-of-fast-0123456789\n")
+	base := startServer(t, nil, "-api-keys", keys, "-max-concurrent", "4", "-queue-wait", "2s")
+	addr := strings.TrimPrefix(base, "http://")
+	refused := make(chan int, 4)
+	for i := 0; i < 4; i++ {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		fmt.Fprintf(conn, "POST /api/chats/up-%d/payload HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer key-of-slow-0123456789\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{", i)
+		go func() {
+			// An upload that is refused is answered before its body.
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err == nil {
+				resp.Body.Close()
+				refused <- resp.StatusCode
+			}
+		}()
+	}
+	for i := 0; i < 2; i++ { // two of the four are refused at once; two hold their slots
+		select {
+		case status := <-refused:
+			if status != http.StatusTooManyRequests {
+				t.Errorf("a slow upload beyond the tenant's share: %d, want 429", status)
+			}
+		case <-time.After(hangGuard):
+			t.Fatal("no slow upload was refused")
+		}
+	}
+	ok := 0
+	for i := 0; i < 25; i++ {
+		req, _ := http.NewRequest("POST", fmt.Sprintf("%s/api/chats/fast-%d/payload", base, i), strings.NewReader(chatJSON(t, 2)))
+		req.Header.Set("Authorization", "Bearer key-of-fast-0123456789")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			ok++
+		}
+	}
+	if ok < 24 {
+		t.Errorf("%d of the other tenant's 25 requests answered 200 while the slow uploads ran, want at least 24 (95%%)", ok)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -44,6 +45,44 @@ func limitSlots(log *slog.Logger, sem chan struct{}, wait time.Duration) func(ht
 				}
 			}
 			defer func() { <-sem }()
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// tenantSlots bounds each tenant's requests in flight (see limitTenants).
+type tenantSlots struct {
+	n  int
+	mu sync.Mutex // protects m
+	m  map[string]int
+}
+
+// limitTenants serves at most n requests of a tenant at once (requireTenant
+// must run first); one more is answered 429 with Retry-After: 1 at once.
+// It runs before limitConcurrency, so that one tenant's slow uploads or
+// floods hold at most n of the server's slots and the others stay free for
+// other tenants (issue 23, F2).
+func limitTenants(log *slog.Logger, n int) func(http.Handler) http.Handler {
+	ts := &tenantSlots{n: n, m: map[string]int{}}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			tenant := tenantFrom(r.Context())
+			ts.mu.Lock()
+			if ts.m[tenant] >= ts.n {
+				ts.mu.Unlock()
+				w.Header().Set("Retry-After", "1")
+				fail(log, w, r, http.StatusTooManyRequests, "busy: this tenant has as many requests in flight as it may (-tenant-max-concurrent)")
+				return
+			}
+			ts.m[tenant]++
+			ts.mu.Unlock()
+			defer func() {
+				ts.mu.Lock()
+				if ts.m[tenant]--; ts.m[tenant] == 0 {
+					delete(ts.m, tenant)
+				}
+				ts.mu.Unlock()
+			}()
 			next.ServeHTTP(w, r)
 		})
 	}

@@ -239,7 +239,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Keys: keys, Timeout: o.timeout,
 		SummarizeRate: o.sumRate, SummarizeBurst: o.sumBurst,
 		MaxMessages: o.maxMsgs, MaxIDBytes: o.maxIDBytes, MaxConcurrent: o.maxConc, QueueWait: o.queueWait,
-		AllowedHosts: append(list(o.hosts), addrHost(o.addr)), CORSOrigins: list(o.origins),
+		TenantMaxConcurrent: o.tenantConc,
+		AllowedHosts:        append(list(o.hosts), addrHost(o.addr)), CORSOrigins: list(o.origins),
 		Telemetry: tel, Counter: counter,
 		Calibrator: cal, Model: o.model, Overhead: o.overhead, Now: now, UsageTenants: list(o.usageTenants),
 	}, c, store, sums.serve))
@@ -269,7 +270,7 @@ type options struct {
 	trigger, window, maxPayload, reserved    int
 	sumBurst, maxMsgs, maxInput, maxConc     int
 	maxIDBytes, maxLLMCalls, tenantLLM       int
-	maxStored                                int
+	maxStored, tenantConc                    int
 	pgMax, pgIdle, maxConns, brkFails        int
 	workersN, queueN, llmRetries, overhead   int
 	sumRate                                  float64
@@ -305,6 +306,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.maxIDBytes, "max-id-bytes", DefaultMaxIDBytes, "bytes a message's ID may hold; a longer one, or one with NUL or invalid UTF-8, is a 400 before any LLM call")
 	fs.IntVar(&o.maxInput, "max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")
 	fs.IntVar(&o.maxConc, "max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
+	fs.IntVar(&o.tenantConc, "tenant-max-concurrent", 0, "requests of one tenant served at once; one more gets 429 at once (0: half of -max-concurrent when the key file names several tenants, all of it with one)")
 	fs.DurationVar(&o.queueWait, "queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
 	fs.IntVar(&o.pgMax, "pg-max-conns", DefaultPGMaxConns, "PostgreSQL: connections at most")
 	fs.IntVar(&o.pgIdle, "pg-max-idle-conns", DefaultPGMaxIdle, "PostgreSQL: idle connections kept at most")
@@ -347,8 +349,8 @@ func (o *options) check() error {
 		return fmt.Errorf("-lease-wait %v, -lease-ttl %v: must not be negative", o.leaseWait, o.leaseTTL)
 	case o.sumRate <= 0 || o.sumBurst < 1:
 		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", o.sumRate, o.sumBurst)
-	case o.maxStored < 1:
-		return fmt.Errorf("-max-stored-bytes %d: must be positive", o.maxStored)
+	case o.maxStored < 1 || o.tenantConc < 0:
+		return fmt.Errorf("-max-stored-bytes %d: must be positive; -tenant-max-concurrent %d: not negative", o.maxStored, o.tenantConc)
 	case o.overhead < 0:
 		return fmt.Errorf("-message-overhead %d: must not be negative", o.overhead)
 	case o.maxConns < 1:

@@ -20,8 +20,18 @@ func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compre
 		observe = cfg.Telemetry.handler
 	}
 	slots := make(chan struct{}, cfg.MaxConcurrent)
+	perTenant := cfg.TenantMaxConcurrent
+	if perTenant == 0 {
+		perTenant = cfg.MaxConcurrent
+		if cfg.Keys != nil && !cfg.Keys.single() {
+			perTenant = max(1, cfg.MaxConcurrent/2)
+		}
+	}
+	tenants := limitTenants(log, perTenant)
 	auth := func(h http.Handler) http.Handler {
-		return limitSlots(log, slots, cfg.QueueWait)(requireTenant(log, cfg.Keys)(observe(h)))
+		// The tenant first, from the request's headers: a request without
+		// a key takes no slot; a tenant's requests take at most perTenant.
+		return requireTenant(log, cfg.Keys)(tenants(limitSlots(log, slots, cfg.QueueWait)(observe(h))))
 	}
 	limit := rateLimit(log, newTenantLimits(cfg.SummarizeRate, cfg.SummarizeBurst, cfg.Now))
 	mux.Handle("POST /api/summarize", auth(limit(handleSummarize(log, sum, cfg.Timeout, cfg.MaxMessages))))

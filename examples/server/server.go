@@ -54,6 +54,10 @@ type Config struct {
 	// DefaultMaxIDBytes. A summary stores the ID of every message it
 	// covers, so long IDs multiply what a chat stores.
 	MaxIDBytes int
+	// TenantMaxConcurrent bounds one tenant's requests in flight
+	// (-tenant-max-concurrent); 0: half of MaxConcurrent with several
+	// tenants, all of it with one.
+	TenantMaxConcurrent int
 	// UsageTenants may report usage to POST /api/usage (-usage-tenants):
 	// the Calibrator is shared, so a report moves every tenant's counts.
 	// Empty: only the one tenant of a server that has one (a key file
