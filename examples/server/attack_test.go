@@ -524,7 +524,7 @@ func TestAlternatingHistories(t *testing.T) {
 // headers and then a byte now and then; another tenant's 25 requests are
 // answered 200 meanwhile, since one tenant holds at most
 // -tenant-max-concurrent (half of -max-concurrent) slots, and its uploads
-// beyond are refused at once. Before, the uploads held all 4 slots for the
+// beyond wait for its share, holding none, then are refused. Before, the uploads held all 4 slots for the
 // read timeout, and the other tenant got 503 on 15 of 25 requests.
 func TestSlowUploadsFair(t *testing.T) {
 	keys := filepath.Join(t.TempDir(), "keys")
@@ -548,7 +548,7 @@ func TestSlowUploadsFair(t *testing.T) {
 			}
 		}()
 	}
-	for i := 0; i < 2; i++ { // two of the four are refused at once; two hold their slots
+	for i := 0; i < 2; i++ { // two of the four are refused after -queue-wait; two hold their slots
 		select {
 		case status := <-refused:
 			if status != http.StatusTooManyRequests {

@@ -50,39 +50,48 @@ func limitSlots(log *slog.Logger, sem chan struct{}, wait time.Duration) func(ht
 	}
 }
 
-// tenantSlots bounds each tenant's requests in flight (see limitTenants).
-type tenantSlots struct {
-	n  int
-	mu sync.Mutex // protects m
-	m  map[string]int
-}
-
 // limitTenants serves at most n requests of a tenant at once (requireTenant
-// must run first); one more is answered 429 with Retry-After: 1 at once.
-// It runs before limitConcurrency, so that one tenant's slow uploads or
-// floods hold at most n of the server's slots and the others stay free for
-// other tenants (issue 23, F2).
-func limitTenants(log *slog.Logger, n int) func(http.Handler) http.Handler {
-	ts := &tenantSlots{n: n, m: map[string]int{}}
+// must run first); one more waits up to wait without holding any of the
+// server's slots, then is answered 429 with Retry-After: 1. It runs before
+// limitSlots, so that one tenant's slow uploads or floods hold at most n
+// of the server's slots and the others stay free for other tenants (issue
+// 23, F2). The tenants are those of the key file: a semaphore each, kept.
+func limitTenants(log *slog.Logger, n int, wait time.Duration) func(http.Handler) http.Handler {
+	var (
+		mu   sync.Mutex
+		sems = map[string]chan struct{}{}
+	)
+	semOf := func(tenant string) chan struct{} {
+		mu.Lock()
+		defer mu.Unlock()
+		sem, ok := sems[tenant]
+		if !ok {
+			sem = make(chan struct{}, n)
+			sems[tenant] = sem
+		}
+		return sem
+	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			tenant := tenantFrom(r.Context())
-			ts.mu.Lock()
-			if ts.m[tenant] >= ts.n {
-				ts.mu.Unlock()
-				w.Header().Set("Retry-After", "1")
-				fail(log, w, r, http.StatusTooManyRequests, "busy: this tenant has as many requests in flight as it may (-tenant-max-concurrent)")
-				return
-			}
-			ts.m[tenant]++
-			ts.mu.Unlock()
-			defer func() {
-				ts.mu.Lock()
-				if ts.m[tenant]--; ts.m[tenant] == 0 {
-					delete(ts.m, tenant)
+			sem := semOf(tenantFrom(r.Context()))
+			select {
+			case sem <- struct{}{}:
+			default:
+				t := time.NewTimer(wait)
+				select {
+				case sem <- struct{}{}:
+					t.Stop()
+				case <-t.C:
+					w.Header().Set("Retry-After", "1")
+					fail(log, w, r, http.StatusTooManyRequests, "busy: this tenant has as many requests in flight as it may (-tenant-max-concurrent)")
+					return
+				case <-r.Context().Done():
+					t.Stop()
+					clientGone(log, w, r, r.Context().Err())
+					return
 				}
-				ts.mu.Unlock()
-			}()
+			}
+			defer func() { <-sem }()
 			next.ServeHTTP(w, r)
 		})
 	}

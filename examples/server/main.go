@@ -306,7 +306,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.maxIDBytes, "max-id-bytes", DefaultMaxIDBytes, "bytes a message's ID may hold; a longer one, or one with NUL or invalid UTF-8, is a 400 before any LLM call")
 	fs.IntVar(&o.maxInput, "max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")
 	fs.IntVar(&o.maxConc, "max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
-	fs.IntVar(&o.tenantConc, "tenant-max-concurrent", 0, "requests of one tenant served at once; one more gets 429 at once (0: half of -max-concurrent when the key file names several tenants, all of it with one)")
+	fs.IntVar(&o.tenantConc, "tenant-max-concurrent", 0, "requests of one tenant served at once; one more waits -queue-wait without holding a slot, then gets 429 (0: half of -max-concurrent when the key file names several tenants; no bound of its own with one)")
 	fs.DurationVar(&o.queueWait, "queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
 	fs.IntVar(&o.pgMax, "pg-max-conns", DefaultPGMaxConns, "PostgreSQL: connections at most")
 	fs.IntVar(&o.pgIdle, "pg-max-idle-conns", DefaultPGMaxIdle, "PostgreSQL: idle connections kept at most")

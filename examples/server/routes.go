@@ -20,14 +20,13 @@ func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compre
 		observe = cfg.Telemetry.handler
 	}
 	slots := make(chan struct{}, cfg.MaxConcurrent)
-	perTenant := cfg.TenantMaxConcurrent
-	if perTenant == 0 {
-		perTenant = cfg.MaxConcurrent
-		if cfg.Keys != nil && !cfg.Keys.single() {
+	tenants := func(h http.Handler) http.Handler { return h } // one tenant: the server's slots are its
+	if perTenant := cfg.TenantMaxConcurrent; perTenant > 0 || cfg.Keys != nil && !cfg.Keys.single() {
+		if perTenant == 0 {
 			perTenant = max(1, cfg.MaxConcurrent/2)
 		}
+		tenants = limitTenants(log, perTenant, cfg.QueueWait)
 	}
-	tenants := limitTenants(log, perTenant)
 	auth := func(h http.Handler) http.Handler {
 		// The tenant first, from the request's headers: a request without
 		// a key takes no slot; a tenant's requests take at most perTenant.
