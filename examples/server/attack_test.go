@@ -576,3 +576,70 @@ func TestSlowUploadsFair(t *testing.T) {
 		t.Errorf("%d of the other tenant's 25 requests answered 200 while the slow uploads ran, want at least 24 (95%%)", ok)
 	}
 }
+
+// dialFrom opens a connection to addr from the loopback address from
+// (127.0.0.x: a client of its own).
+func dialFrom(t *testing.T, from, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// probe sends GET /healthz on c and reports whether it was answered 200.
+func probe(c net.Conn) bool {
+	c.Write([]byte("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+	c.SetReadDeadline(time.Now().Add(hangGuard))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == 200
+}
+
+// TestIdleConnectionsCannotStarve (F1): one address opens idle
+// connections up to the whole -max-conns (more than -max-conns-per-ip are
+// closed at once); clients at other addresses are still served at once,
+// each time, by closing an idle connection to make room. Before, 5,000
+// idle connections left new ones in the backlog for about 40 s.
+func TestIdleConnectionsCannotStarve(t *testing.T) {
+	base := startServer(t, nil, "-max-conns", "40", "-max-conns-per-ip", "20")
+	addr := strings.TrimPrefix(base, "http://")
+	var attack []net.Conn
+	for i := 0; i < 30; i++ { // from one address: 20 kept, 10 closed at once
+		attack = append(attack, dialFrom(t, "127.0.0.2", addr))
+	}
+	for i := 0; i < 30; i++ { // from a second: 20 more, the server is full
+		attack = append(attack, dialFrom(t, "127.0.0.3", addr))
+	}
+	closed := 0
+	for _, c := range attack[20:30] {
+		c.SetReadDeadline(time.Now().Add(hangGuard))
+		if n, err := c.Read(make([]byte, 1)); n == 0 && err != nil {
+			closed++
+		}
+	}
+	if closed != 10 {
+		t.Errorf("%d of the 10 connections over -max-conns-per-ip were closed, want 10", closed)
+	}
+	served := 0
+	for i := 0; i < 25; i++ {
+		if probe(dialFrom(t, fmt.Sprintf("127.0.0.%d", 10+i), addr)) {
+			served++
+		}
+	}
+	if served != 25 {
+		t.Errorf("%d of 25 probes from other addresses served while idle connections filled -max-conns, want 25", served)
+	}
+	_, text := metricSeries(t, base)
+	for _, want := range []string{`recap_server_connections_closed_total{`, `reason="shed"`, `reason="refused"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}

@@ -53,7 +53,6 @@ import (
 	"github.com/recapgo/recap/examples/sqlstore"
 	"github.com/recapgo/recap/internal/setup"
 	"github.com/recapgo/recap/tokens"
-	"golang.org/x/net/netutil"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver of -postgres
 	_ "modernc.org/sqlite"             // the SQLite driver of -db
@@ -248,7 +247,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	ln = netutil.LimitListener(ln, o.maxConns)
+	trusted, err := parsePrefixes(o.trustedProxies)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("-trusted-proxies: %w", err)
+	}
+	lim := newConnLimiter(ln, log, o.maxConns, o.maxConnsPerIP, trusted)
+	srv.ConnState = lim.connState
+	ln = lim
+	if err := tel.observeConns(lim); err != nil {
+		ln.Close()
+		return err
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "store", where, "summarizer", sums.label)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -270,7 +280,8 @@ type options struct {
 	trigger, window, maxPayload, reserved    int
 	sumBurst, maxMsgs, maxInput, maxConc     int
 	maxIDBytes, maxLLMCalls, tenantLLM       int
-	maxStored, tenantConc                    int
+	maxStored, tenantConc, maxConnsPerIP     int
+	trustedProxies                           string
 	pgMax, pgIdle, maxConns, brkFails        int
 	workersN, queueN, llmRetries, overhead   int
 	sumRate                                  float64
@@ -312,7 +323,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.pgIdle, "pg-max-idle-conns", DefaultPGMaxIdle, "PostgreSQL: idle connections kept at most")
 	fs.DurationVar(&o.pgIdleTime, "pg-conn-idle-time", DefaultPGIdleTime, "PostgreSQL: close a connection idle this long")
 	fs.DurationVar(&o.pgLife, "pg-conn-lifetime", DefaultPGConnLifetime, "PostgreSQL: replace a connection this old")
-	fs.IntVar(&o.maxConns, "max-conns", DefaultMaxConns, "open client connections at most; more wait in the kernel's backlog")
+	fs.IntVar(&o.maxConns, "max-conns", DefaultMaxConns, "open client connections at most; at the bound the connection idle longest is closed for a new one, and only when all are serving does a new one wait in the kernel's backlog")
+	fs.IntVar(&o.maxConnsPerIP, "max-conns-per-ip", DefaultMaxConnsPerIP, "open connections of one client address at most; more are closed at once (not those of -trusted-proxies)")
+	fs.StringVar(&o.trustedProxies, "trusted-proxies", "", "comma-separated addresses or CIDR prefixes of reverse proxies, whose connections carry many clients: exempt from -max-conns-per-ip")
 	fs.IntVar(&o.brkFails, "breaker-failures", breaker.DefaultThreshold, "consecutive LLM failures that stop calling it for -breaker-cooldown (the fallback serves)")
 	fs.DurationVar(&o.brkCool, "breaker-cooldown", breaker.DefaultCooldown, "how long the LLM is not called once the breaker opened")
 	fs.BoolVar(&o.noAuth, "insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
@@ -349,12 +362,19 @@ func (o *options) check() error {
 		return fmt.Errorf("-lease-wait %v, -lease-ttl %v: must not be negative", o.leaseWait, o.leaseTTL)
 	case o.sumRate <= 0 || o.sumBurst < 1:
 		return fmt.Errorf("-summarize-rate %v, -summarize-burst %d: both must be positive", o.sumRate, o.sumBurst)
+	}
+	return o.checkBounds()
+}
+
+// checkBounds is check of the size, connection and pool bounds.
+func (o *options) checkBounds() error {
+	switch {
 	case o.maxStored < 1 || o.tenantConc < 0:
 		return fmt.Errorf("-max-stored-bytes %d: must be positive; -tenant-max-concurrent %d: not negative", o.maxStored, o.tenantConc)
 	case o.overhead < 0:
 		return fmt.Errorf("-message-overhead %d: must not be negative", o.overhead)
-	case o.maxConns < 1:
-		return fmt.Errorf("-max-conns %d: must be positive", o.maxConns)
+	case o.maxConns < 1 || o.maxConnsPerIP < 1:
+		return fmt.Errorf("-max-conns %d, -max-conns-per-ip %d: must be positive", o.maxConns, o.maxConnsPerIP)
 	case o.pgMax < 1 || o.pgIdle < 0:
 		return fmt.Errorf("-pg-max-conns %d must be positive, -pg-max-idle-conns %d not negative", o.pgMax, o.pgIdle)
 	}

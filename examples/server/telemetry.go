@@ -226,3 +226,18 @@ func durationString(_ []string, a slog.Attr) slog.Attr {
 // then is each history counted for recap.tokens.saved, a second pass of
 // the token counter over the request that the payload does not need.
 func (t *telemetry) recordsMetrics() bool { return t.metrics != nil }
+
+// observeConns reports the connections lim closed, by reason ("shed": idle,
+// to make room; "refused": over -max-conns-per-ip), as the counter
+// recap.server.connections.closed.
+func (t *telemetry) observeConns(lim *connLimiter) error {
+	_, err := t.mp.Meter("github.com/recapgo/recap/examples/server").Int64ObservableCounter("recap.server.connections.closed",
+		metric.WithDescription("Client connections the server closed under pressure: shed (idle, to make room at -max-conns) or refused (over -max-conns-per-ip)."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			shed, refused := lim.counts()
+			o.Observe(shed, metric.WithAttributes(attribute.String("reason", "shed")))
+			o.Observe(refused, metric.WithAttributes(attribute.String("reason", "refused")))
+			return nil
+		}))
+	return err
+}
