@@ -643,3 +643,42 @@ func TestIdleConnectionsCannotStarve(t *testing.T) {
 		}
 	}
 }
+
+// TestTenantRateEveryRoute (F2): with several tenants, one tenant's flood
+// on a payload route is answered 429 with Retry-After beyond its rate, on
+// the server's clock, while another tenant's requests go through; before,
+// only /api/summarize had a per-tenant rate.
+func TestTenantRateEveryRoute(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys")
+	writeFile(t, keys, "flood key-of-flood-0123456789\nquiet key-of-quiet-0123456789\n")
+	now := time.Unix(0, 0) // frozen: no token comes back during the test
+	base := startServerClock(t, nil, newLogWriter(nil), func() time.Time { return now }, "-api-keys", keys, "-tenant-rate", "5")
+	send := func(key string) int {
+		req, _ := http.NewRequest("GET", base+"/api/chats/c1/summary", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") == "" {
+			t.Error("429 without Retry-After")
+		}
+		return resp.StatusCode
+	}
+	limited := 0
+	for i := 0; i < 30; i++ {
+		if send("key-of-flood-0123456789") == http.StatusTooManyRequests {
+			limited++
+		}
+	}
+	if limited != 20 { // a burst of 10 (twice the rate), then nothing comes back
+		t.Errorf("%d of the flooding tenant's 30 requests answered 429, want 20", limited)
+	}
+	for i := 0; i < 5; i++ {
+		if status := send("key-of-quiet-0123456789"); status == http.StatusTooManyRequests {
+			t.Fatalf("the other tenant's request %d: 429", i)
+		}
+	}
+}

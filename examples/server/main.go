@@ -238,8 +238,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Keys: keys, Timeout: o.timeout,
 		SummarizeRate: o.sumRate, SummarizeBurst: o.sumBurst,
 		MaxMessages: o.maxMsgs, MaxIDBytes: o.maxIDBytes, MaxConcurrent: o.maxConc, QueueWait: o.queueWait,
-		TenantMaxConcurrent: o.tenantConc,
-		AllowedHosts:        append(list(o.hosts), addrHost(o.addr)), CORSOrigins: list(o.origins),
+		TenantMaxConcurrent: o.tenantConc, TenantRate: o.tenantRate,
+		AllowedHosts: append(list(o.hosts), addrHost(o.addr)), CORSOrigins: list(o.origins),
 		Telemetry: tel, Counter: counter,
 		Calibrator: cal, Model: o.model, Overhead: o.overhead, Now: now, UsageTenants: list(o.usageTenants),
 	}, c, store, sums.serve))
@@ -284,7 +284,7 @@ type options struct {
 	trustedProxies                           string
 	pgMax, pgIdle, maxConns, brkFails        int
 	workersN, queueN, llmRetries, overhead   int
-	sumRate                                  float64
+	sumRate, tenantRate                      float64
 	timeout, queueWait, pgIdleTime, pgLife   time.Duration
 	brkCool, leaseWait, leaseTTL, grace      time.Duration
 	noAuth, background, metricsOn            bool
@@ -318,6 +318,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.maxInput, "max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")
 	fs.IntVar(&o.maxConc, "max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
 	fs.IntVar(&o.tenantConc, "tenant-max-concurrent", 0, "requests of one tenant served at once; one more waits -queue-wait without holding a slot, then gets 429 (0: half of -max-concurrent when the key file names several tenants; no bound of its own with one)")
+	fs.Float64Var(&o.tenantRate, "tenant-rate", 0, "requests a second one tenant may make on every /api/ route, on average (a burst of twice as many); more get 429 with Retry-After (0: 50 when the key file names several tenants; no bound with one)")
 	fs.DurationVar(&o.queueWait, "queue-wait", DefaultQueueWait, "how long a request waits for one of -max-concurrent slots")
 	fs.IntVar(&o.pgMax, "pg-max-conns", DefaultPGMaxConns, "PostgreSQL: connections at most")
 	fs.IntVar(&o.pgIdle, "pg-max-idle-conns", DefaultPGMaxIdle, "PostgreSQL: idle connections kept at most")
@@ -369,8 +370,8 @@ func (o *options) check() error {
 // checkBounds is check of the size, connection and pool bounds.
 func (o *options) checkBounds() error {
 	switch {
-	case o.maxStored < 1 || o.tenantConc < 0:
-		return fmt.Errorf("-max-stored-bytes %d: must be positive; -tenant-max-concurrent %d: not negative", o.maxStored, o.tenantConc)
+	case o.maxStored < 1 || o.tenantConc < 0 || o.tenantRate < 0:
+		return fmt.Errorf("-max-stored-bytes %d: must be positive; -tenant-max-concurrent %d, -tenant-rate %v: not negative", o.maxStored, o.tenantConc, o.tenantRate)
 	case o.overhead < 0:
 		return fmt.Errorf("-message-overhead %d: must not be negative", o.overhead)
 	case o.maxConns < 1 || o.maxConnsPerIP < 1:

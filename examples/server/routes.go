@@ -21,11 +21,20 @@ func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compre
 	}
 	slots := make(chan struct{}, cfg.MaxConcurrent)
 	tenants := func(h http.Handler) http.Handler { return h } // one tenant: the server's slots are its
-	if perTenant := cfg.TenantMaxConcurrent; perTenant > 0 || cfg.Keys != nil && !cfg.Keys.single() {
+	several := cfg.Keys != nil && !cfg.Keys.single()
+	if perTenant := cfg.TenantMaxConcurrent; perTenant > 0 || several {
 		if perTenant == 0 {
 			perTenant = max(1, cfg.MaxConcurrent/2)
 		}
 		tenants = limitTenants(log, perTenant, cfg.QueueWait)
+	}
+	if r := cfg.TenantRate; r > 0 || several {
+		if r == 0 {
+			r = DefaultTenantRate
+		}
+		byTenant := rateLimit(log, newTenantLimits(r, max(1, int(2*r)), cfg.Now))
+		concurrency := tenants
+		tenants = func(h http.Handler) http.Handler { return byTenant(concurrency(h)) }
 	}
 	auth := func(h http.Handler) http.Handler {
 		// The tenant first, from the request's headers: a request without

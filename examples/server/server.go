@@ -58,6 +58,10 @@ type Config struct {
 	// (-tenant-max-concurrent); 0: half of MaxConcurrent with several
 	// tenants, all of it with one.
 	TenantMaxConcurrent int
+	// TenantRate bounds one tenant's requests a second on every /api/
+	// route (-tenant-rate, a burst of twice as many); 0: DefaultTenantRate
+	// with several tenants, no bound with one.
+	TenantRate float64
 	// UsageTenants may report usage to POST /api/usage (-usage-tenants):
 	// the Calibrator is shared, so a report moves every tenant's counts.
 	// Empty: only the one tenant of a server that has one (a key file
@@ -368,6 +372,10 @@ func chatID(path, body string) (string, error) {
 	}
 	return id, nil
 }
+
+// DefaultTenantRate is a tenant's requests a second on every /api/ route,
+// when the key file names several tenants (-tenant-rate).
+const DefaultTenantRate = 50
 
 // DefaultMaxIDBytes bounds a message's ID (-max-id-bytes): a UUID is 36
 // bytes, a chain ID 24.
