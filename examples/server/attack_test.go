@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/sqlstore"
 	"github.com/recapgo/recap/internal/apitest"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -680,5 +681,39 @@ func TestTenantRateEveryRoute(t *testing.T) {
 		if status := send("key-of-quiet-0123456789"); status == http.StatusTooManyRequests {
 			t.Fatalf("the other tenant's request %d: 429", i)
 		}
+	}
+}
+
+// TestInstanceIDTakesOverItsLeases (F7): a server restarted with the
+// -instance-id it had when it died holding a chat's lease summarizes that
+// chat at once; without it the request waits for the lease (here, up to
+// -lease-wait) and goes on unsummarized. Before, every request for those
+// chats waited 10 s holding a slot, warned of another replica.
+func TestInstanceIDTakesOverItsLeases(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		summarized bool
+	}{
+		{"same instance", []string{"-instance-id", "replica-a"}, true},
+		{"no instance id", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "recap.db")
+			st, sqldb, err := sqlstore.OpenSQLite(context.Background(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The lease the previous incarnation held when it died.
+			if err := st.AcquireLease(context.Background(), storeKey(devTenant, "c1"), "replica-a", time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			sqldb.Close()
+			base := startServer(t, nil, append([]string{"-db", db, "-trigger", "100", "-lease-wait", "1s"}, tc.args...)...)
+			status, out := post(t, base+"/api/chats/c1/payload", chatJSON(t, 8))
+			if status != 200 || out["summarized"] != tc.summarized {
+				t.Fatalf("%d %v; want summarized %v", status, out, tc.summarized)
+			}
+		})
 	}
 }
