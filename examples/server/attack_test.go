@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -715,5 +716,61 @@ func TestInstanceIDTakesOverItsLeases(t *testing.T) {
 				t.Fatalf("%d %v; want summarized %v", status, out, tc.summarized)
 			}
 		})
+	}
+}
+
+// TestPressureClosesIdleConnections (F1): with at least three quarters of
+// -max-conns open, a new connection closes those idle (or still sending
+// their headers) for longer than pressureIdle, on the limiter's clock;
+// busy ones and recent ones stay; below the pressure, none is closed.
+func TestPressureClosesIdleConnections(t *testing.T) {
+	var now atomic.Int64 // the limiter's clock, in seconds; its accept loop reads it
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := newConnLimiter(ln, slog.New(slog.NewTextHandler(io.Discard, nil)), 8, 8, nil)
+	defer lim.Close()
+	lim.now = func() time.Time { return time.Unix(now.Load(), 0) }
+	accepted := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := lim.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	open := func() (client, server net.Conn) {
+		client = dialFrom(t, "127.0.0.1", ln.Addr().String())
+		return client, <-accepted
+	}
+	var clients []net.Conn
+	var servers []net.Conn
+	for i := 0; i < 5; i++ { // below the pressure (6 of 8)
+		c, s := open()
+		clients, servers = append(clients, c), append(servers, s)
+	}
+	lim.connState(servers[0], http.StateActive) // busy: never closed
+	now.Add(10)
+	c, s := open() // the sixth: 5 were open, under 6: nothing closed
+	clients, servers = append(clients, c), append(servers, s)
+	if shed, _ := lim.counts(); shed != 0 {
+		t.Fatalf("%d closed below the pressure", shed)
+	}
+	c, s = open() // 6 open: pressure; the 4 old idle ones are closed, not the busy one nor the recent one
+	clients, servers = append(clients, c), append(servers, s)
+	if shed, _ := lim.counts(); shed != 4 {
+		t.Errorf("%d connections closed under pressure, want the 4 idle for 10 s", shed)
+	}
+	for i, c := range clients[1:5] { // the closed ones read EOF
+		c.SetReadDeadline(time.Now().Add(hangGuard))
+		if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+			t.Errorf("idle connection %d: %v, want closed", i+1, err)
+		}
+	}
+	if _, err := servers[0].Write([]byte("x")); err != nil { // the busy one is open
+		t.Errorf("the busy connection: %v", err)
 	}
 }

@@ -29,6 +29,8 @@ type connLimiter struct {
 	perIP   int
 	trusted []netip.Prefix
 
+	now func() time.Time
+
 	mu     sync.Mutex
 	cond   *sync.Cond
 	conns  map[*limitedConn]struct{}
@@ -55,7 +57,7 @@ func (c *limitedConn) Close() error {
 }
 
 func newConnLimiter(ln net.Listener, log *slog.Logger, max, perIP int, trusted []netip.Prefix) *connLimiter {
-	l := &connLimiter{Listener: ln, log: log, max: max, perIP: perIP, trusted: trusted,
+	l := &connLimiter{Listener: ln, log: log, max: max, perIP: perIP, trusted: trusted, now: time.Now,
 		conns: map[*limitedConn]struct{}{}, byIP: map[netip.Addr]int{}}
 	l.cond = sync.NewCond(&l.mu)
 	return l
@@ -90,13 +92,49 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 			}
 			l.cond.Wait() // every connection is serving: wait for one to close
 		}
-		lc := &limitedConn{Conn: c, l: l, ip: ip, since: time.Now()}
+		l.pruneLocked(l.now())
+		lc := &limitedConn{Conn: c, l: l, ip: ip, since: l.now()}
 		l.conns[lc] = struct{}{}
 		l.byIP[ip]++
 		l.open++
 		l.mu.Unlock()
 		return lc, nil
 	}
+}
+
+// Under pressure (at least pressureShare of max open), connections wait
+// less for a request: one idle longer than pressureIdle, a keep-alive or
+// one whose headers have not all arrived (slow headers), is closed when
+// a new connection is accepted, instead of after the server's idle (30 s)
+// or header (10 s) timeout.
+const (
+	pressureShare = 0.75
+	pressureIdle  = 2 * time.Second
+)
+
+// pruneLocked closes, under pressure, the connections idle longer than
+// pressureIdle at now. l.mu must be held; it is released while closing.
+func (l *connLimiter) pruneLocked(now time.Time) {
+	if float64(l.open) < pressureShare*float64(l.max) {
+		return
+	}
+	var old []*limitedConn
+	for c := range l.conns {
+		if !c.busy && now.Sub(c.since) > pressureIdle {
+			old = append(old, c)
+		}
+	}
+	if len(old) == 0 {
+		return
+	}
+	l.shed += int64(len(old))
+	n := l.shed
+	l.mu.Unlock()
+	for _, c := range old {
+		c.Close()
+	}
+	l.log.Info("request rejected", "reason", "idle connections closed under pressure", "closed", len(old), "shed", n)
+	l.mu.Lock()
 }
 
 // idlest returns the open connection idle longest, or nil when all are
@@ -139,7 +177,7 @@ func (l *connLimiter) connState(c net.Conn, s http.ConnState) {
 	case http.StateActive:
 		lc.busy = true
 	case http.StateIdle:
-		lc.busy, lc.since = false, time.Now()
+		lc.busy, lc.since = false, l.now()
 	case http.StateHijacked, http.StateClosed:
 		lc.busy = false
 	}
