@@ -462,7 +462,7 @@ func (o *options) summarizers(lookup func(string) (string, bool), counter recap.
 	if calls == 0 {
 		calls = max(1, o.maxConc/2)
 	}
-	s.serve, s.compress = brk, backoff.summarizer(limitCalls(limitTenantCalls(brk, o.tenantLLM, now), calls))
+	s.serve, s.compress = brk, backoff.summarizer(limitCalls(limitTenantCalls(brk, o.tenantLLM, now), calls, o.brkCool, now))
 	return s, append(opts, recap.WithFallbackSummarizer(fallback)), nil
 }
 

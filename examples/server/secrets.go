@@ -179,7 +179,7 @@ func publicError(err error) string {
 	}
 	for _, sentinel := range []error{openai.ErrTruncated, anthropic.ErrTruncated, gemini.ErrTruncated, gemini.ErrBlocked, recap.ErrEmptySummary,
 		recap.ErrSummaryTooLong, recap.ErrSummarizerPanic, errUnreachable,
-		errStoredTooLarge, errSaveBackoff, errLLMBusy, errTenantLLMBudget, recap.ErrBackoff} {
+		errStoredTooLarge, errSaveBackoff, errLLMBusy, errLLMStuck, errTenantLLMBudget, recap.ErrBackoff} {
 		if errors.Is(err, sentinel) {
 			return sentinel.Error()
 		}
