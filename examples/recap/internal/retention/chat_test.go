@@ -1,4 +1,4 @@
-package main
+package retention
 
 import (
 	"io/fs"

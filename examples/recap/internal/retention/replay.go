@@ -1,7 +1,8 @@
-package main
+package retention
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,8 +13,9 @@ import (
 // A Setup is what replays a chat: a way to make a fresh Compressor (each
 // chat starts from an empty Store) and the counter that measures payloads.
 type Setup struct {
-	// New returns a Compressor for one chat, with its own Store.
-	New     func() (*recap.Compressor, error)
+	// New returns a Compressor for one chat, with its own Store, and with
+	// more options after the Setup's own.
+	New     func(more ...recap.Option) (*recap.Compressor, error)
 	Counter recap.TokenCounter
 }
 
@@ -26,9 +28,13 @@ type Outcome struct {
 	Summary       string
 	Summaries     int     // summarizations made over the replay
 	Failures      []error // failures recap absorbed (Result.Err)
-	// Kept, Recent and Whole report, fact by fact, whether recap's final
-	// payload, the newest whole messages in PayloadTokens, and the whole
-	// chat hold it.
+	// Items are the chat's key items when it has no fact lines (see
+	// KeyItems), the proxy that Kept, Recent and Whole then report on;
+	// nil for a chat with facts.
+	Items []string
+	// Kept, Recent and Whole report, fact by fact (or key item by key
+	// item), whether recap's final payload, the newest whole messages in
+	// PayloadTokens, and the whole chat hold it.
 	Kept, Recent, Whole []bool
 	// StaleKept counts corrected facts whose replaced value is still in
 	// recap's payload.
@@ -46,40 +52,137 @@ type Outcome struct {
 	// Excerpts are, fact by fact, the excerpts recalled for a fact the
 	// payload does not hold (for -v).
 	Excerpts [][]recap.Excerpt
+
+	// The replay, turn by turn (a turn is a user message).
+	//
+	// KeptByTurn and StatedByTurn are, for each turn, the facts (or key
+	// items) its payload holds and those the chat up to it holds.
+	KeptByTurn, StatedByTurn []int
+	// Calls counts the Summarizer calls, the fallback's included;
+	// SummarizerIn sums the input tokens of the main summarizer's.
+	Calls, SummarizerIn int
+	// Sent sums the tokens of every turn's payload (Result.PayloadTokens),
+	// and Uncompressed those of the chat up to every turn, as the
+	// Compressor measures a payload.
+	Sent, Uncompressed int
 }
+
+// Proxy reports whether o measures key items, the chat having no facts.
+func (o Outcome) Proxy() bool { return len(o.Chat.Facts) == 0 }
 
 // RecallK is how many excerpts Replay asks Recall for, per fact.
 const RecallK = 3
 
+// UserTurns returns the index in msgs of each user message: the turns a
+// backend compresses the chat at.
+func UserTurns(msgs []recap.Message) []int {
+	var turns []int
+	for i, m := range msgs {
+		if m.Role == recap.RoleUser {
+			turns = append(turns, i)
+		}
+	}
+	return turns
+}
+
+// A TurnError is the failure of a Compress in ReplayTurns.
+type TurnError struct {
+	Turn    int // the turn, from 1
+	Message int // the index in the chat of the turn's last message
+	Err     error
+}
+
+func (e *TurnError) Error() string {
+	return fmt.Sprintf("turn %d (message %d): %v", e.Turn, e.Message, e.Err)
+}
+
+func (e *TurnError) Unwrap() error { return e.Err }
+
+// ReplayTurns replays a chat through c as a chat backend would: for each
+// index i of turns, in order, it compresses msgs[:i+1] (everything before
+// the turn's message, the previous turns' replies included) as chatID,
+// then calls after with the turn's index in turns and its Result, and
+// goes on to the next turn once after returns. It stops at the first
+// error: a Compress's as a *TurnError (ErrBudget included), or after's as
+// after returned it. It runs everything on the caller's goroutine.
+func ReplayTurns(ctx context.Context, c *recap.Compressor, chatID string, msgs []recap.Message, turns []int,
+	after func(turn int, res recap.Result) error) error {
+	for k, i := range turns {
+		res, err := c.Compress(ctx, chatID, msgs[:i+1])
+		if err != nil {
+			return &TurnError{Turn: k + 1, Message: i, Err: err}
+		}
+		if err := after(k, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Replay sends the chat to a fresh Compressor turn by turn, as a backend
-// would: at each user message, the history up to it. It measures the
-// final payload, the one for the chat's last message.
+// would (ReplayTurns at each user message). It measures the final
+// payload, the one for the chat's last user message, and each turn's.
 func Replay(ctx context.Context, s Setup, chat Chat) (Outcome, error) {
-	c, err := s.New()
+	o := Outcome{Chat: chat}
+	c, err := s.New(recap.WithHooks(recap.Hooks{
+		SummarizeEnd: func(_ context.Context, e recap.SummarizeEvent) {
+			o.Calls++ // Compress calls it on this goroutine
+			if !e.Fallback {
+				o.SummarizerIn += e.InputTokens
+			}
+		},
+	}))
 	if err != nil {
 		return Outcome{}, err
 	}
-	o := Outcome{Chat: chat}
+	var items []string
+	if o.Proxy() {
+		items = KeyItems(chat.Messages)
+		o.Items = items
+	}
+	// held reports which facts (or key items) msgs holds.
+	held := func(msgs []recap.Message) []bool {
+		if o.Proxy() {
+			return itemsHeld(items, msgs)
+		}
+		out := make([]bool, len(chat.Facts))
+		for i, f := range chat.Facts {
+			out[i] = holds(msgs, f.Proof)
+		}
+		return out
+	}
+	turns := UserTurns(chat.Messages)
 	var res recap.Result
-	for i, m := range chat.Messages {
-		if m.Role != recap.RoleUser {
-			continue
-		}
-		res, err = c.Compress(ctx, chat.Name, chat.Messages[:i+1])
-		if err != nil {
-			return Outcome{}, fmt.Errorf("retention: %s: turn %s: %w", chat.Name, m.ID, err)
-		}
+	err = ReplayTurns(ctx, c, chat.Name, chat.Messages, turns, func(k int, r recap.Result) error {
+		res = r
 		if res.Summarized {
 			o.Summaries++
 		}
 		if res.Err != nil {
 			o.Failures = append(o.Failures, res.Err)
 		}
+		sofar := chat.Messages[:turns[k]+1]
+		o.Sent += res.PayloadTokens
+		o.Uncompressed += c.Measure(sofar)
+		o.KeptByTurn = append(o.KeptByTurn, count(held(res.Payload)))
+		o.StatedByTurn = append(o.StatedByTurn, count(held(sofar)))
+		return nil
+	})
+	var te *TurnError
+	if errors.As(err, &te) {
+		return Outcome{}, fmt.Errorf("retention: %s: turn %s: %w", chat.Name, chat.Messages[te.Message].ID, te.Err)
+	}
+	if err != nil {
+		return Outcome{}, err
 	}
 	o.ChatTokens = tokensOf(s.Counter, chat.Messages)
 	o.PayloadTokens = tokensOf(s.Counter, res.Payload)
 	o.Summary = res.Summary.Text
 	recent := newest(s.Counter, chat.Messages, o.PayloadTokens)
+	if o.Proxy() {
+		o.Kept, o.Recent, o.Whole = held(res.Payload), held(recent), held(chat.Messages)
+		return o, nil
+	}
 	for _, f := range chat.Facts {
 		kept := holds(res.Payload, f.Proof)
 		o.Kept = append(o.Kept, kept)
@@ -180,26 +283,35 @@ type Totals struct {
 	Recalled                  int     // of the others, those Recall finds
 	PayloadShare              float64 // mean over chats of payload / chat tokens
 	ChatTokens, PayloadTokens int     // sums
+	// Sums of the replays: turns, Summarizer calls and their input, the
+	// tokens of every turn's payload and of the chat up to every turn.
+	Turns, Calls, SummarizerIn, Sent, Uncompressed int
 }
 
 // Percent returns n as a percentage of the facts.
 func (t Totals) Percent(n int) float64 { return 100 * float64(n) / float64(max(t.Facts, 1)) }
 
-// Sum adds up outcomes.
+// Sum adds up outcomes, of chats with facts or, for the proxy, without
+// (Facts is then the key items).
 func Sum(os []Outcome) Totals {
 	var t Totals
 	for _, o := range os {
-		t.Facts += len(o.Chat.Facts)
+		t.Facts += len(o.Kept)
 		t.Kept += count(o.Kept)
 		t.Recent += count(o.Recent)
 		t.Whole += count(o.Whole)
 		t.StaleKept += o.StaleKept
-		t.Dropped += len(o.Chat.Facts) - count(o.Kept)
+		t.Dropped += len(o.Kept) - count(o.Kept)
 		t.Unasked += o.Unasked
 		t.Recalled += count(o.Recalled)
 		t.ChatTokens += o.ChatTokens
 		t.PayloadTokens += o.PayloadTokens
 		t.PayloadShare += float64(o.PayloadTokens) / float64(max(o.ChatTokens, 1)) / float64(len(os))
+		t.Turns += len(o.KeptByTurn)
+		t.Calls += o.Calls
+		t.SummarizerIn += o.SummarizerIn
+		t.Sent += o.Sent
+		t.Uncompressed += o.Uncompressed
 	}
 	return t
 }

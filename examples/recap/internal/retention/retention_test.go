@@ -1,15 +1,40 @@
-package main
+package retention
 
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/recap/internal/chatapi"
+	"github.com/recapgo/recap/internal/setup"
+	"github.com/recapgo/recap/tokens"
 )
 
 func noEnv(string) (string, bool) { return "", false }
+
+// newSetup returns the Setup of the CLI's defaults offline (trigger 1000,
+// window 2, o200k_base, the extractive summarizer with a budget of 300
+// tokens), with the stand-in and the check.
+func newSetup(t *testing.T, standin string, check bool) Setup {
+	t.Helper()
+	counter, err := tokens.NewTiktoken(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, fallback, label, err := setup.Summarizers(noEnv, counter, maxSummaryTokens, chatapi.ForLLM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := NewSetup(Config{Options: []recap.Option{recap.WithTokenCounter(counter)}, Counter: counter,
+		Summarizer: sum, Fallback: fallback, Label: label, Standin: standin, Check: check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // The levels the offline extractive summarizer reaches on the built-in
 // chats (92 of 120 facts, 56 points over recent-only, payloads 12.6% of
@@ -28,17 +53,14 @@ const (
 // window 2, the offline extractive summarizer) and fails below the levels
 // above. With -v it logs the README table.
 func TestRetention(t *testing.T) {
-	chats, err := load(set{"in-sample", "testdata/insample"})
+	chats, err := Load(Set{"in-sample", "testdata/insample"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(chats) < 10 {
 		t.Fatalf("%d chats; the benchmark has at least 10", len(chats))
 	}
-	s, _, err := newSetup(noEnv, flag.NewFlagSet("test", flag.ContinueOnError), new(int), new(int), 0, "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newSetup(t, "", false)
 	var outs []Outcome
 	for _, c := range chats {
 		o, err := Replay(context.Background(), s, c)
@@ -112,14 +134,11 @@ func TestRetentionLevels(t *testing.T) {
 			name += "+check"
 		}
 		t.Run(name, func(t *testing.T) {
-			chats, err := load(set{tt.set, tt.set})
+			chats, err := Load(Set{tt.set, tt.set})
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, _, err := newSetup(noEnv, flag.NewFlagSet("test", flag.ContinueOnError), new(int), new(int), 0, tt.standin, tt.check)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := newSetup(t, tt.standin, tt.check)
 			var outs []Outcome
 			for _, c := range chats {
 				o, err := Replay(context.Background(), s, c)
@@ -136,21 +155,5 @@ func TestRetentionLevels(t *testing.T) {
 				t.Errorf("final payloads are %.1f%% of the chats, over 16%%", 100*share)
 			}
 		})
-	}
-}
-
-func TestRun(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"-v"}, &stdout, &stderr, noEnv); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	for _, want := range []string{"| **all 12 chats**", "## held-out", "## in-sample", "the extractive summarizer", "## support-parcel",
-		"| chat | facts dropped | without question | recalled (top 3) | answerable |", "  - recalled by \""} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, stdout.String())
-		}
-	}
-	if code := run(context.Background(), []string{"-chats", t.TempDir()}, &stdout, &stderr, noEnv); code != 1 {
-		t.Errorf("empty chat directory: exit %d, want 1", code)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package retention
 
 import (
 	"context"
@@ -53,8 +53,8 @@ var standins = map[string]func(recap.Summarizer) recap.Summarizer{
 	},
 }
 
-// standinNames lists the stand-ins, for usage messages.
-const standinNames = "concise, drop, vague"
+// StandinNames lists the stand-ins, for usage messages.
+const StandinNames = "concise, drop, vague"
 
 // degrade returns s with f applied to the items of each summary: its lines
 // that are list items, or else its sentences. Header lines are kept.

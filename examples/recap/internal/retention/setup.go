@@ -1,0 +1,111 @@
+// Package retention measures how many of the facts a user relies on
+// survive recap's rolling summary: the library of "recap eval", and the
+// benchmark's chats.
+//
+// [Replay] sends a chat turn by turn through a Compressor with a memory
+// Store, as a chat backend would, and checks the final payload for the
+// strings that prove each fact (a benchmark chat's "fact" lines, see
+// [ReadChat]). Two baselines get the same tokens: the newest whole
+// messages that fit (recent-only), and the whole chat. A chat without fact
+// lines is measured by its key items instead (see [KeyItems]), a proxy.
+//
+// The built-in chats ([Builtin]) are in two sets: testdata/insample, the
+// 12 chats the extractive summarizer's rules were tuned on, and
+// testdata/heldout, chats written later by authors who had not read the
+// summarizer, never tuned on. The held-out figure is the one to quote.
+//
+// A second table per set measures what the recall tool gives back: for
+// each fact the final payload does not hold, recap.Compressor.Recall is
+// asked the fact's question (its "question |" line) over the final state
+// of the chat, its messages and final summary, and the fact counts as
+// recalled when each of its proofs is in one of the top [RecallK]
+// excerpts. A fact is answerable when the payload holds it or Recall
+// finds it. Facts without a question are counted apart, as such.
+package retention
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/recapgo/recap"
+)
+
+//go:embed testdata/insample/*.chat testdata/heldout/*.chat
+var builtin embed.FS
+
+// A Set is a directory of chats, reported under its name.
+type Set struct {
+	Name string
+	// Dir is the directory of the built-in chats, or "" for a directory
+	// of the file system, which Name then names.
+	Dir string
+}
+
+// Builtin are the built-in chats: held-out first, the figure that counts.
+var Builtin = []Set{
+	{"held-out (never tuned on)", "testdata/heldout"},
+	{"in-sample (the summarizer's rules were tuned on these)", "testdata/insample"},
+}
+
+// Load reads the *.chat files of s, sorted by name.
+func Load(s Set) ([]Chat, error) {
+	if s.Dir == "" {
+		return LoadChats(os.DirFS(s.Name), ".")
+	}
+	return LoadChats(builtin, s.Dir)
+}
+
+// BuiltinFS is the file system of the built-in chats, for tests that read
+// one of them.
+func BuiltinFS() fs.FS { return builtin }
+
+// Config is how a replay is configured: the options and summarizer the
+// CLI chose from its flags and the environment.
+type Config struct {
+	// Options are the Compressor's options: the trigger, window and
+	// counter of the CLI's settings, and any other.
+	Options []recap.Option
+	// Counter measures the payloads and the baselines, as the table
+	// reports them (each message's Text).
+	Counter recap.TokenCounter
+	// Summarizer makes the summaries; Fallback, if not nil, stands in
+	// when it fails (recap.WithFallbackSummarizer).
+	Summarizer, Fallback recap.Summarizer
+	// Label names the summarizer for people.
+	Label string
+	// Standin, if not "", degrades each summary as an LLM may (see
+	// StandinNames).
+	Standin string
+	// Check adds recap.WithSummaryCheck.
+	Check bool
+}
+
+// NewSetup returns the Setup of cfg and the label of its summarizer, the
+// stand-in and the check included. It fails for an unknown stand-in.
+func NewSetup(cfg Config) (Setup, string, error) {
+	opts := append([]recap.Option(nil), cfg.Options...)
+	sum, label := cfg.Summarizer, cfg.Label
+	if cfg.Fallback != nil {
+		opts = append(opts, recap.WithFallbackSummarizer(cfg.Fallback))
+	}
+	if cfg.Standin != "" {
+		wrap, ok := standins[cfg.Standin]
+		if !ok {
+			return Setup{}, "", fmt.Errorf("-standin %q: want one of %s", cfg.Standin, StandinNames)
+		}
+		sum = wrap(sum)
+		label += ", degraded by the " + cfg.Standin + " stand-in"
+	}
+	if cfg.Check {
+		opts = append(opts, recap.WithSummaryCheck())
+		label += ", with the summary check"
+	}
+	return Setup{
+		New: func(more ...recap.Option) (*recap.Compressor, error) {
+			return recap.New(sum, recap.NewMemoryStore(), append(opts[:len(opts):len(opts)], more...)...)
+		},
+		Counter: cfg.Counter,
+	}, label, nil
+}
