@@ -15,6 +15,7 @@ import (
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/recap/internal/chatapi"
+	"github.com/recapgo/recap/examples/recap/internal/retention"
 	"github.com/recapgo/recap/internal/setup"
 	"github.com/recapgo/recap/tokens"
 )
@@ -106,15 +107,7 @@ type simulation struct {
 }
 
 // turnsOf returns the index of each user message of msgs.
-func turnsOf(msgs []recap.Message) []int {
-	var turns []int
-	for i, m := range msgs {
-		if m.Role == recap.RoleUser {
-			turns = append(turns, i)
-		}
-	}
-	return turns
-}
+func turnsOf(msgs []recap.Message) []int { return retention.UserTurns(msgs) }
 
 // callsOf returns the index of the last message before each model call
 // of msgs: a user message or a tool result followed by an assistant
@@ -199,12 +192,7 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k, i := range sim.turns {
-		turn = k
-		res, err := c.Compress(ctx, sim.chatID, sim.msgs[:i+1])
-		if err != nil {
-			return nil, &turnError{setting: s.String(), turn: k + 1, message: i, err: err}
-		}
+	err = retention.ReplayTurns(ctx, c, sim.chatID, sim.msgs, sim.turns, func(k int, res recap.Result) error {
 		r.add(k, res.PayloadTokens)
 		if len(res.Dropped) > 0 {
 			r.dropped++
@@ -214,6 +202,11 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 			queue = queue[1:]
 			task(ctx)
 		}
+		turn = k + 1 // the hook's turn, once this turn's tasks have run
+		return nil
+	})
+	if err != nil {
+		return nil, newTurnError(s.String(), err)
 	}
 	return r, nil
 }
@@ -229,12 +222,12 @@ func (sim *simulation) uncompressed(ctx context.Context) (*replay, error) {
 		return nil, err
 	}
 	r := &replay{sent: make([]int, len(sim.turns)), marks: make([]mark, len(sim.turns))}
-	for k, i := range sim.turns {
-		res, err := c.Compress(ctx, sim.chatID, sim.msgs[:i+1])
-		if err != nil {
-			return nil, &turnError{setting: "uncompressed", turn: k + 1, message: i, err: err}
-		}
+	err = retention.ReplayTurns(ctx, c, sim.chatID, sim.msgs, sim.turns, func(k int, res recap.Result) error {
 		r.add(k, res.PayloadTokens)
+		return nil
+	})
+	if err != nil {
+		return nil, newTurnError("uncompressed", err)
 	}
 	return r, nil
 }
@@ -253,6 +246,16 @@ func (e *turnError) Error() string {
 }
 
 func (e *turnError) Unwrap() error { return e.err }
+
+// newTurnError returns the error of ReplayTurns with setting's name: a
+// turnError for a *retention.TurnError, else err.
+func newTurnError(setting string, err error) error {
+	var te *retention.TurnError
+	if !errors.As(err, &te) {
+		return err
+	}
+	return &turnError{setting: setting, turn: te.Turn, message: te.Message, err: te.Err}
+}
 
 func (r *replay) add(turn, tokens int) {
 	r.sent[turn] = tokens
