@@ -320,25 +320,86 @@ func (l *intList) Set(v string) error {
 	return nil
 }
 
+// gridFlags are the flags that choose the settings a chat is replayed
+// with, one or a grid: simulate's and eval's.
+type gridFlags struct {
+	triggers, windows intList
+	trigger, window   *int
+	grid              *bool
+}
+
+func newGridFlags(fs *flag.FlagSet) *gridFlags {
+	g := &gridFlags{
+		trigger: fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)"),
+		window:  fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)"),
+		grid:    fs.Bool("grid", false, "replay every trigger of -triggers with every window of -windows"),
+	}
+	fs.Var(&g.triggers, "triggers", "comma-separated `list` of the grid's triggers (default "+(*intList)(&defaultGridTriggers).String()+")")
+	fs.Var(&g.windows, "windows", "comma-separated `list` of the grid's windows (default "+(*intList)(&defaultGridWindows).String()+")")
+	return g
+}
+
+// check returns the usage error of the grid flags set (set: the names of
+// the flags on the command line), or nil.
+func (g *gridFlags) check(set map[string]bool) error {
+	switch {
+	case set["trigger"] && set["triggers"]:
+		return errors.New("-trigger and -triggers are exclusive")
+	case set["window"] && set["windows"]:
+		return errors.New("-window and -windows are exclusive")
+	case (set["triggers"] || set["windows"]) && !*g.grid:
+		return errors.New("-triggers and -windows set the grid: add -grid")
+	}
+	return nil
+}
+
+// settings returns the settings to replay, every trigger of ts with every
+// window of ws: the flags' (-trigger or -window fixes one side of a grid),
+// else the grid's defaults with -grid, else the environment's or recap's
+// defaults.
+func (g *gridFlags) settings(set map[string]bool, lookup func(string) (string, bool)) (settings []setting, ts, ws []int) {
+	ts, ws = []int(g.triggers), []int(g.windows)
+	switch {
+	case set["trigger"]:
+		ts = []int{*g.trigger}
+	case len(ts) == 0 && *g.grid:
+		ts = defaultGridTriggers
+	case len(ts) == 0:
+		ts = []int{envInt(lookup, recap.EnvTriggerTokens, recap.DefaultTriggerTokens)}
+	}
+	switch {
+	case set["window"]:
+		ws = []int{*g.window}
+	case len(ws) == 0 && *g.grid:
+		ws = defaultGridWindows
+	case len(ws) == 0:
+		ws = []int{envInt(lookup, recap.EnvWindowConversations, recap.DefaultWindowConversations)}
+	}
+	for _, t := range ts {
+		for _, w := range ws {
+			settings = append(settings, setting{trigger: t, window: w})
+		}
+	}
+	return settings, ts, ws
+}
+
 // simulateFlags are the flags of simulate.
 type simulateFlags struct {
-	fs                                                  *flag.FlagSet
-	triggers, windows                                   intList
-	format, encoding, model, plot                       *string
-	trigger, window, budget, ceiling, maxInput, maxTurn *int
-	clearKeep                                           *int
-	grid, background, perCall                           *bool
-	price                                               *float64
+	fs *flag.FlagSet
+	*gridFlags
+	format, encoding, model, plot      *string
+	budget, ceiling, maxInput, maxTurn *int
+	clearKeep                          *int
+	background, perCall                *bool
+	price                              *float64
 }
 
 func newSimulateFlags() *simulateFlags {
 	fs := newFlagSet("simulate")
 	f := &simulateFlags{
 		fs:         fs,
+		gridFlags:  newGridFlags(fs),
 		format:     fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai"),
-		trigger:    fs.Int("trigger", 0, "summarize when the part to summarize exceeds this many tokens (default 1000, or $RECAP_/VITE_SUMMARY_TRIGGER_TOKENS)"),
-		window:     fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)"),
-		grid:       fs.Bool("grid", false, "replay every trigger of -triggers with every window of -windows"),
 		encoding:   fs.String("encoding", tokens.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
 		model:      fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (tokens.EstimatorForModel), with the family's tokens per message; not with -encoding"),
 		budget:     fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 300)"),
@@ -351,8 +412,6 @@ func newSimulateFlags() *simulateFlags {
 		price:      fs.Float64("price", defaultPrice, "`USD` per million input tokens (2.50 is GPT-4o's input price)"),
 		plot:       fs.String("plot", "", "write an SVG chart of the tokens sent per turn to this file"),
 	}
-	fs.Var(&f.triggers, "triggers", "comma-separated `list` of the grid's triggers (default "+(*intList)(&defaultGridTriggers).String()+")")
-	fs.Var(&f.windows, "windows", "comma-separated `list` of the grid's windows (default "+(*intList)(&defaultGridWindows).String()+")")
 	return f
 }
 
@@ -367,13 +426,10 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	usageErr := func(format string, args ...any) int {
 		return usageError(stderr, "simulate", fmt.Errorf(format, args...))
 	}
+	if err := f.gridFlags.check(set); err != nil {
+		return usageError(stderr, "simulate", err)
+	}
 	switch {
-	case set["trigger"] && set["triggers"]:
-		return usageErr("-trigger and -triggers are exclusive")
-	case set["window"] && set["windows"]:
-		return usageErr("-window and -windows are exclusive")
-	case (set["triggers"] || set["windows"]) && !*f.grid:
-		return usageErr("-triggers and -windows set the grid: add -grid")
 	case *f.price < 0 || math.IsNaN(*f.price) || math.IsInf(*f.price, 0):
 		return usageErr("-price %v is not a price", *f.price)
 	case *f.maxTurn < 0:
@@ -411,29 +467,7 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return fail(err)
 	}
 
-	ts, ws := []int(f.triggers), []int(f.windows)
-	switch {
-	case set["trigger"]:
-		ts = []int{*f.trigger}
-	case len(ts) == 0 && *f.grid:
-		ts = defaultGridTriggers
-	case len(ts) == 0:
-		ts = []int{envInt(lookup, recap.EnvTriggerTokens, recap.DefaultTriggerTokens)}
-	}
-	switch {
-	case set["window"]:
-		ws = []int{*f.window}
-	case len(ws) == 0 && *f.grid:
-		ws = defaultGridWindows
-	case len(ws) == 0:
-		ws = []int{envInt(lookup, recap.EnvWindowConversations, recap.DefaultWindowConversations)}
-	}
-	var settings []setting
-	for _, t := range ts {
-		for _, w := range ws {
-			settings = append(settings, setting{trigger: t, window: w})
-		}
-	}
+	settings, ts, ws := f.gridFlags.settings(set, lookup)
 
 	sim := &simulation{chatID: defaultChatID(path), msgs: msgs, turns: turnsOf(msgs), lookup: lookup, tok: tok,
 		budget: *f.budget, maxPayload: *f.ceiling, maxInput: *f.maxInput, background: *f.background,

@@ -36,6 +36,15 @@ const baseColor = "#555555" // the uncompressed chat
 // that of its window's index in windows. The output depends on its
 // arguments only: the same replays make the same bytes.
 func plotSVG(title string, ceiling int, base *replay, replays []*replay, triggers, windows []int) []byte {
+	return drawChart(title, chartLabels{x: "turn (user message)", y: "tokens sent", base: "uncompressed"}, ceiling, base, replays, triggers, windows)
+}
+
+// chartLabels are the words of a chart: its axes' and its base line's.
+type chartLabels struct{ x, y, base string }
+
+// drawChart is plotSVG with the words of labels: each replay's sent
+// values, whatever they count, against turns.
+func drawChart(title string, labels chartLabels, ceiling int, base *replay, replays []*replay, triggers, windows []int) []byte {
 	var b bytes.Buffer
 	n := len(base.sent)
 	top := max(base.largest, ceiling)
@@ -79,8 +88,8 @@ func plotSVG(title string, ceiling int, base *replay, replays []*replay, trigger
 	for _, t := range xTicks {
 		fmt.Fprintf(&b, `<text x="%s" y="%d">%d</text>`+"\n", f1(x(t)), plotBottom+19, t)
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d">turn (user message)</text>`+"\n", (plotLeft+plotRight)/2, plotBottom+42)
-	fmt.Fprintf(&b, `<text transform="translate(18 %d) rotate(-90)">tokens sent</text>`+"\n", (plotTop+plotBottom)/2)
+	fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`+"\n", (plotLeft+plotRight)/2, plotBottom+42, esc(labels.x))
+	fmt.Fprintf(&b, `<text transform="translate(18 %d) rotate(-90)">%s</text>`+"\n", (plotTop+plotBottom)/2, esc(labels.y))
 	b.WriteString("</g>\n")
 	b.WriteString(`<g text-anchor="end">` + "\n")
 	for v := 0.0; v <= yMax+yStep/2; v += yStep {
@@ -138,7 +147,7 @@ func plotSVG(title string, ceiling int, base *replay, replays []*replay, trigger
 	ly := plotTop + 6
 	for _, r := range all {
 		s := styleOf(r)
-		label := "uncompressed"
+		label := labels.base
 		if r != base {
 			label = r.setting.String()
 		}
