@@ -24,7 +24,7 @@ const (
 const stdinFile = "-"
 
 // commands are the commands that recap help knows.
-var commands = []string{"compress", "plan", "simulate"}
+var commands = []string{"compress", "plan", "simulate", "eval", "recall"}
 
 // newFlagSet returns a flag set for cmd that prints nothing and stops at
 // the first error: run reports errors and help itself.
@@ -66,6 +66,29 @@ func parseArgs(fs *flag.FlagSet, args []string) (string, error) {
 		return "", fmt.Errorf("more than one chat file: %q and %q (give one, or - for standard input)", path, rest[0])
 	}
 	return path, nil
+}
+
+// parseArgsList parses args with fs as parseArgs does, flags coming
+// before, between or after the positional arguments, and returns those in
+// their order (none is an empty list). After a "--" every argument is
+// positional.
+func parseArgsList(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	cur := args
+	for {
+		if err := fs.Parse(cur); err != nil {
+			return nil, err
+		}
+		n := fs.NArg()
+		if n == 0 {
+			return pos, nil
+		}
+		if len(cur) > n && cur[len(cur)-n-1] == "--" { // the flag package drops the "--" that ends the flags
+			return append(pos, fs.Args()...), nil
+		}
+		pos = append(pos, fs.Arg(0))
+		cur = fs.Args()[1:]
+	}
 }
 
 // usageError writes what was wrong with cmd's command line ("" for the
@@ -126,6 +149,12 @@ func printHelp(w io.Writer, cmd string) int {
 	case "simulate":
 		fmt.Fprint(w, simulateUsage)
 		fs = newSimulateFlags().fs
+	case "eval":
+		fmt.Fprint(w, evalUsage)
+		fs = newEvalFlags().fs
+	case "recall":
+		fmt.Fprint(w, recallUsage)
+		fs = newRecallFlags().fs
 	default:
 		fmt.Fprint(w, commandUsage[cmd])
 		fs = newCompressFlags(cmd).fs

@@ -120,6 +120,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runHelp(args[1:], stdout, stderr)
 	case cmd == "simulate":
 		return runSimulate(ctx, args[1:], stdin, stdout, stderr, lookup)
+	case cmd == "eval":
+		return runEval(ctx, args[1:], stdin, stdout, stderr, lookup)
+	case cmd == "recall":
+		return runRecall(ctx, args[1:], stdin, stdout, stderr, lookup)
 	case cmd == "compress" || cmd == "plan":
 		return runCompress(ctx, cmd, args[1:], stdin, stdout, stderr, lookup)
 	case strings.HasPrefix(cmd, "-"):

@@ -53,6 +53,9 @@ var standins = map[string]func(recap.Summarizer) recap.Summarizer{
 	},
 }
 
+// IsStandin reports whether name is a stand-in's.
+func IsStandin(name string) bool { _, ok := standins[name]; return ok }
+
 // StandinNames lists the stand-ins, for usage messages.
 const StandinNames = "concise, drop, vague"
 

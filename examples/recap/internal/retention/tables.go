@@ -3,6 +3,7 @@ package retention
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // WriteItemsTable writes the outcomes of chats without fact lines as a
@@ -45,4 +46,22 @@ func WriteCallsTable(w io.Writer, os []Outcome) {
 	t := Sum(os)
 	fmt.Fprintf(w, "| **all %d chats** | %d | %d | %d | %d | %d | **%s** |\n", len(os), t.Turns, t.Calls, t.SummarizerIn,
 		t.Sent, t.Uncompressed, saved(t.Sent, t.SummarizerIn, t.Uncompressed))
+}
+
+// WriteItemDetails writes, chat by chat, the final summary and the key
+// items the final payload lost: WriteDetails for the chats without facts.
+func WriteItemDetails(w io.Writer, os []Outcome) {
+	for _, o := range os {
+		fmt.Fprintf(w, "\n## %s: %d summarizations, final summary:\n%s\n\n", o.Chat.Name, o.Summaries, o.Summary)
+		var lost []string
+		for i, it := range o.Items {
+			if !o.Kept[i] {
+				lost = append(lost, it)
+			}
+		}
+		fmt.Fprintf(w, "- %d of %d key items kept; lost: %s\n", count(o.Kept), len(o.Items), strings.Join(lost, ", "))
+		for _, err := range o.Failures {
+			fmt.Fprintf(w, "- absorbed failure: %v\n", err)
+		}
+	}
 }
