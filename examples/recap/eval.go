@@ -158,7 +158,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		curves = append(curves, curve)
 	}
 	if *f.plot != "" {
-		title := fmt.Sprintf("%s kept at each turn, summed over %d chats; summaries by %s", plotted, nChats, label)
+		title := fmt.Sprintf("%s kept at each turn, summed over %d chats", plotted, nChats)
 		labels := chartLabels{x: "turn (user message)", y: plotted + " kept", base: "stated so far"}
 		if err := os.WriteFile(*f.plot, drawChart(title, labels, 0, stated, curves, ts, ws), 0o644); err != nil {
 			return fail(err)

@@ -20,8 +20,9 @@ const KeyItemsLabel = "key items (a proxy for facts: identifiers, numbers with t
 // internal/keyitems reads them for recap's summary check (its
 // KeyItem.Kind identifier, number and title; names and statements are
 // left out, being too loose to find again by their value). Tool outputs
-// and the system prompt are left out: the prompt is pinned, and what
-// matters in a tool output is in the words about it.
+// and the system prompt are left out, and so are the lines of JSON data
+// (a tool call's input or output): the prompt is pinned, and what matters
+// in a tool's data is in the words about it.
 //
 // A proxy, not facts: it counts every specific value alike, where a fact
 // is what the user relies on later.
@@ -32,7 +33,7 @@ func KeyItems(msgs []recap.Message) []string {
 		if m.Role != recap.RoleUser && m.Role != recap.RoleAssistant {
 			continue
 		}
-		for _, k := range itemKeys(m.Text()) {
+		for _, k := range textKeys(m.Text()) {
 			if !seen[k] {
 				seen[k] = true
 				items = append(items, k)
@@ -47,7 +48,7 @@ func KeyItems(msgs []recap.Message) []string {
 func itemsHeld(items []string, msgs []recap.Message) []bool {
 	text := strings.ToLower(transcript(msgs))
 	keys := map[string]bool{}
-	for _, k := range itemKeys(transcript(msgs)) {
+	for _, k := range textKeys(transcript(msgs)) {
 		keys[k] = true
 	}
 	out := make([]bool, len(items))
@@ -57,10 +58,24 @@ func itemsHeld(items []string, msgs []recap.Message) []bool {
 	return out
 }
 
+// textKeys returns the key items of the lines of text that are not data:
+// a tool call's JSON input or output is left out, as recap's summary
+// check leaves it out (what matters in it is usually in the words about
+// it).
+func textKeys(text string) []string {
+	var keys []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !keyitems.IsData(line) {
+			keys = append(keys, itemKeys(line)...)
+		}
+	}
+	return keys
+}
+
 // link matches a URL or an e-mail address.
 var link = regexp.MustCompile(`https?://[^\s<>"')\]]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+`)
 
-// itemKeys returns the key items of text, as KeyItems reads them.
+// itemKeys returns the key items of a line of text.
 func itemKeys(text string) []string {
 	var keys []string
 	var links []string

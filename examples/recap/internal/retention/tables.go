@@ -59,7 +59,15 @@ func WriteItemDetails(w io.Writer, os []Outcome) {
 				lost = append(lost, it)
 			}
 		}
-		fmt.Fprintf(w, "- %d of %d key items kept; lost: %s\n", count(o.Kept), len(o.Items), strings.Join(lost, ", "))
+		fmt.Fprintf(w, "- %d of %d key items kept", count(o.Kept), len(o.Items))
+		const most = 20 // lost items listed
+		switch {
+		case len(lost) > most:
+			fmt.Fprintf(w, "; lost: %s and %d more", strings.Join(lost[:most], ", "), len(lost)-most)
+		case len(lost) > 0:
+			fmt.Fprintf(w, "; lost: %s", strings.Join(lost, ", "))
+		}
+		fmt.Fprintln(w)
 		for _, err := range o.Failures {
 			fmt.Fprintf(w, "- absorbed failure: %v\n", err)
 		}
