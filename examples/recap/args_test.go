@@ -61,9 +61,9 @@ func TestUsageErrors(t *testing.T) {
 		want   string // the first line of stderr; the second points at the help
 		help   string // the help the second line names
 	}{
-		{"NoCommand", "recap alone", nil, "recap: missing command: compress, plan or simulate", "recap help"},
+		{"NoCommand", "recap alone", nil, "recap: missing command: compress, plan, simulate, eval or recall", "recap help"},
 		{"UnknownCommand", "a typo", []string{"compres", file}, `recap: unknown command "compres"`, "recap help"},
-		{"FlagBeforeCommand", "the command comes first", []string{"-trigger", "300", "compress", file}, "recap: flag -trigger before the command: flags follow compress, plan or simulate", "recap help"},
+		{"FlagBeforeCommand", "the command comes first", []string{"-trigger", "300", "compress", file}, "recap: flag -trigger before the command: flags follow compress, plan, simulate, eval or recall", "recap help"},
 		{"HelpUnknown", "help on a command that is none", []string{"help", "compres"}, `recap: unknown command "compres"`, "recap help"},
 		{"HelpTwo", "help on one command", []string{"help", "compress", "plan"}, "recap: help takes one command, got 2: compress plan", "recap help"},
 		{"UnknownFlag", "a flag compress does not have", []string{"compress", "-nope", file}, "recap compress: flag provided but not defined: -nope", "recap help compress"},

@@ -4,6 +4,8 @@
 //	recap compress [flags] CHAT.json   print the compressed payload as JSON
 //	recap plan [flags] CHAT.json       dry run: a table of every message
 //	recap simulate [flags] CHAT.json   replay the chat turn by turn: calls, tokens, cost
+//	recap eval [flags] [CHAT|DIR]...   measure what the summaries keep of your chats' facts
+//	recap recall [flags] CHAT.json Q   the excerpts the summary covers that match the query Q
 //	recap help [COMMAND]               the usage of recap or of a command
 //
 // CHAT.json is a JSON array of Vercel AI SDK UIMessages, OpenAI chat
@@ -37,6 +39,14 @@
 // windows) the summarizer calls, the largest payload and the tokens sent
 // over all turns beside the uncompressed chat's, with their cost; -plot
 // draws the tokens sent per turn as an SVG chart.
+//
+// eval replays chats as simulate does and measures what the summaries
+// keep: the facts of the retention benchmark's .chat files (its "fact"
+// lines), or a proxy, the key items of a JSON chat; against the newest
+// messages in the same tokens, with the Summarizer calls and tokens. With
+// no chat it replays the built-in benchmark. recall prints the passages
+// of the messages a chat's summary covers that match a query, as the
+// recall tool gives them to a model.
 //
 // The options also come from the environment: RECAP_SUMMARY_TRIGGER_TOKENS
 // and RECAP_SUMMARY_WINDOW_CONVERSATIONS, or VITE_SUMMARY_TRIGGER_TOKENS and
@@ -80,6 +90,8 @@ const defaultMaxInput = setup.DefaultMaxSummarizeInput
 const usage = `usage: recap compress [flags] CHAT.json   print the compressed payload as JSON
        recap plan [flags] CHAT.json       dry run: a table of every message
        recap simulate [flags] CHAT.json   replay the chat turn by turn: calls, tokens, cost
+       recap eval [flags] [CHAT|DIR]...   measure what the summaries keep of your chats' facts
+       recap recall [flags] CHAT.json Q   the excerpts the summary covers that match the query Q
        recap help [COMMAND]               this help, or a command's with its flags
 
 CHAT.json is a JSON array of AI SDK UIMessages or OpenAI chat messages;
@@ -113,7 +125,7 @@ Flags:
 // returns the exit code: exitOK, exitFail or exitUsage.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookup func(string) (string, bool)) int {
 	if len(args) == 0 {
-		return usageError(stderr, "", errors.New("missing command: compress, plan or simulate"))
+		return usageError(stderr, "", errors.New("missing command: compress, plan, simulate, eval or recall"))
 	}
 	switch cmd := args[0]; {
 	case isHelp(cmd):
@@ -127,7 +139,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case cmd == "compress" || cmd == "plan":
 		return runCompress(ctx, cmd, args[1:], stdin, stdout, stderr, lookup)
 	case strings.HasPrefix(cmd, "-"):
-		return usageError(stderr, "", fmt.Errorf("flag %s before the command: flags follow compress, plan or simulate", cmd))
+		return usageError(stderr, "", fmt.Errorf("flag %s before the command: flags follow compress, plan, simulate, eval or recall", cmd))
 	default:
 		return usageError(stderr, "", fmt.Errorf("unknown command %q", cmd))
 	}

@@ -149,18 +149,20 @@ func runRecall(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return failChat(err)
 	}
-	from := "compressed afresh, in memory"
+	from := "made afresh, in memory, as compress without -store makes it"
 	if *f.store != "" {
-		from = "stored in " + *f.store
+		from = "in " + *f.store
 	}
 	switch {
+	case s.IsZero() && *f.store != "":
+		fmt.Fprintf(stderr, "recap: chat %q has no summary in %s: no message to search\n", chatID, *f.store)
 	case s.IsZero():
-		fmt.Fprintf(stderr, "recap: chat %q has no summary (%s): no message to search\n", chatID, from)
+		fmt.Fprintf(stderr, "recap: chat %q has no summary: its %d tokens to summarize are within the trigger (%s): no message to search\n", chatID, p.Tokens, from)
 	case p.Stale:
 		fmt.Fprintf(stderr, "recap: the summary of chat %q (%s) is stale, its boundary no longer in the chat: no message to search\n", chatID, from)
 	default:
-		fmt.Fprintf(stderr, "recap: chat %q: the summary (%s) covers %d of %d messages, up to %s; %d excerpts for %q\n",
-			chatID, from, len(p.Covered), len(msgs), s.LastMessageID, len(found), query)
+		fmt.Fprintf(stderr, "recap: chat %q: the summary (%s) covers %d of %d messages, up to %s; %s for %q\n",
+			chatID, from, len(p.Covered), len(msgs), s.LastMessageID, plural(len(found), "excerpt"), query)
 	}
 	printExcerpts(stdout, found)
 	return exitOK
@@ -178,4 +180,12 @@ func printExcerpts(w io.Writer, found []recap.Excerpt) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
+}
+
+// plural returns n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
