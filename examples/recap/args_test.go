@@ -17,12 +17,15 @@ func TestHelp(t *testing.T) {
 		args   []string
 		want   []string // in stdout, in this order
 	}{
-		{"Help", "recap's usage, with the flags of compress and plan", []string{"help"}, []string{"usage: recap compress", "recap help [COMMAND]", "- reads it from standard input", "Flags of compress and plan:", "-max-input", "-model"}},
+		{"Help", "recap's usage, with the flags of compress and plan", []string{"help"}, []string{"usage: recap compress", "recap eval [flags] [CHAT|DIR]...", "recap recall [flags] CHAT.json Q", "recap help [COMMAND]", "- reads it from standard input", "Flags of compress and plan:", "-max-input", "-model"}},
 		{"DashH", "-h is help", []string{"-h"}, []string{"usage: recap compress", "Flags of compress and plan:"}},
 		{"DashDashHelp", "--help is help", []string{"--help"}, []string{"usage: recap compress", "Flags of compress and plan:"}},
 		{"HelpCompress", "a command's usage and flags", []string{"help", "compress"}, []string{"usage: recap compress [flags] CHAT.json", "-chat", "-max-input int", "-model name", "-o string"}},
 		{"HelpPlan", "a command's usage and flags", []string{"help", "plan"}, []string{"usage: recap plan [flags] CHAT.json", "dry run", "-trigger"}},
 		{"HelpSimulate", "simulate's usage and flags", []string{"help", "simulate"}, []string{"usage: recap simulate", "-model NAME", "- reads it from standard input", "-grid", "-max-input", "-windows list"}},
+		{"HelpEval", "eval's usage and flags", []string{"help", "eval"}, []string{"usage: recap eval", "[CHAT.json | CHAT.chat | DIR]...", "key items", "-check", "-plot", "-standin", "-v"}},
+		{"HelpRecall", "recall's usage and flags", []string{"help", "recall"}, []string{"usage: recap recall", `CHAT.json "QUERY"`, "-k int", "-store"}},
+		{"EvalDashH", "eval's -h after a chat", []string{"eval", evalFile("parcel.chat"), "-h"}, []string{"usage: recap eval"}},
 		{"DashHCommand", "recap -h COMMAND is recap help COMMAND", []string{"-h", "simulate"}, []string{"usage: recap simulate", "-grid"}},
 		{"CompressDashH", "a command's -h", []string{"compress", "-h"}, []string{"usage: recap compress [flags] CHAT.json", "-store"}},
 		{"PlanDashDashHelp", "a command's --help", []string{"plan", "--help"}, []string{"usage: recap plan [flags] CHAT.json"}},
