@@ -26,7 +26,6 @@ package retention
 import (
 	"embed"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/recapgo/recap"
@@ -56,10 +55,6 @@ func Load(s Set) ([]Chat, error) {
 	}
 	return LoadChats(builtin, s.Dir)
 }
-
-// BuiltinFS is the file system of the built-in chats, for tests that read
-// one of them.
-func BuiltinFS() fs.FS { return builtin }
 
 // Config is how a replay is configured: the options and summarizer the
 // CLI chose from its flags and the environment.
