@@ -27,27 +27,36 @@ func limitConcurrency(log *slog.Logger, n int, wait time.Duration) func(http.Han
 func limitSlots(log *slog.Logger, sem chan struct{}, wait time.Duration) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case sem <- struct{}{}:
-			default:
-				t := time.NewTimer(wait)
-				select {
-				case sem <- struct{}{}:
-					t.Stop()
-				case <-t.C:
-					w.Header().Set("Retry-After", strconv.Itoa(1))
-					fail(log, w, r, http.StatusServiceUnavailable, "busy: too many requests at once, retry later")
-					return
-				case <-r.Context().Done():
-					t.Stop()
-					clientGone(log, w, r, r.Context().Err())
-					return
-				}
+			if !acquire(log, w, r, sem, wait, http.StatusServiceUnavailable, "busy: too many requests at once, retry later") {
+				return
 			}
 			defer func() { <-sem }()
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// acquire takes a slot of sem for r, waiting up to wait; if none frees in
+// time it answers status with msg and Retry-After: 1, and if the client
+// leaves first it notes that; in both cases it reports false.
+func acquire(log *slog.Logger, w http.ResponseWriter, r *http.Request, sem chan struct{}, wait time.Duration, status int, msg string) bool {
+	select {
+	case sem <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-t.C:
+		w.Header().Set("Retry-After", strconv.Itoa(1))
+		fail(log, w, r, status, msg)
+	case <-r.Context().Done():
+		clientGone(log, w, r, r.Context().Err())
+	}
+	return false
 }
 
 // limitTenants serves at most n requests of a tenant at once (requireTenant
@@ -74,22 +83,8 @@ func limitTenants(log *slog.Logger, n int, wait time.Duration) func(http.Handler
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			sem := semOf(tenantFrom(r.Context()))
-			select {
-			case sem <- struct{}{}:
-			default:
-				t := time.NewTimer(wait)
-				select {
-				case sem <- struct{}{}:
-					t.Stop()
-				case <-t.C:
-					w.Header().Set("Retry-After", "1")
-					fail(log, w, r, http.StatusTooManyRequests, "busy: this tenant has as many requests in flight as it may (-tenant-max-concurrent)")
-					return
-				case <-r.Context().Done():
-					t.Stop()
-					clientGone(log, w, r, r.Context().Err())
-					return
-				}
+			if !acquire(log, w, r, sem, wait, http.StatusTooManyRequests, "busy: this tenant has as many requests in flight as it may (-tenant-max-concurrent)") {
+				return
 			}
 			defer func() { <-sem }()
 			next.ServeHTTP(w, r)
