@@ -132,7 +132,9 @@ func DecodeAnthropicSystem(data []byte) ([]Message, error) {
 //     plain text has its text as Text instead, and counts it;
 //   - a block of any other type ("redacted_thinking", "search_result", a
 //     type newer than recap) is a part of that type with its "text", if
-//     any, as Text; recap counts it as its JSON (see [Message.Text]).
+//     any, as Text; recap counts it as its JSON (see [Message.Text]),
+//     except redacted_thinking, which counts nothing (Claude does not read
+//     the thinking of earlier turns).
 //
 // Every other member of a block or message (cache_control, citations,
 // is_error, signature, ...) stays in Extra, so that the message encodes to

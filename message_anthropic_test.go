@@ -180,8 +180,7 @@ func TestAnthropicText(t *testing.T) {
 		"Plan a weekend in Lisbon.",
 		"I should check the weather.\nLet me check the weather.\nweather\n{\"city\":\"Lisbon\",\"days\":2}",
 		"sunny, 24 C\nAlso find a museum.",
-		`{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix"}` + "\n" +
-			"web_search\n{\"query\":\"Lisbon museums\"}\n" +
+		"web_search\n{\"query\":\"Lisbon museums\"}\n" +
 			`[{"type":"web_search_result","url":"https://example.com/gulbenkian","title":"Gulbenkian Museum","encrypted_content":"Eo8B"}]` + "\n" +
 			"The Gulbenkian Museum.\nscreenshot\n{}",
 		`[{"type":"text","text":"the museum's page"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"[attachment: image/png]"}}]`,

@@ -23,9 +23,11 @@ import (
 //     plain text, its Text;
 //   - for an AI SDK step, source or data part ("step-start",
 //     "source-url", "source-document", "data-<name>"), nothing: the AI
-//     SDK does not send them to the model;
+//     SDK does not send them to the model; nor for an Anthropic
+//     "redacted_thinking" block: encrypted thinking of an earlier turn,
+//     which Claude does not read (and its data says nothing of its size);
 //   - for a part of any other type, one recap does not know (an Anthropic
-//     redacted_thinking or search_result block, a block type newer than
+//     search_result block, a block type newer than
 //     recap), the compact JSON of the part ([Part.MarshalJSON]) with its
 //     media as attachments, as for a tool part: what the provider is sent
 //     is counted, never nothing; but its Text only if its Extra holds a
@@ -110,11 +112,12 @@ func (p *Part) textual() bool {
 	return false
 }
 
-// marker reports whether p is an AI SDK part that is not sent to the
-// model: a step, source or data part.
+// marker reports whether p is a part that costs the model nothing: an AI
+// SDK step, source or data part (not sent), or an Anthropic
+// redacted_thinking block (not read).
 func (p *Part) marker() bool {
 	switch p.Type {
-	case "step-start", "source-url", "source-document":
+	case "step-start", "source-url", "source-document", "redacted_thinking":
 		return true
 	}
 	return strings.HasPrefix(p.Type, "data-")

@@ -23,15 +23,14 @@ import (
 //	system, payload, err := anthropic.ToMessages(res.Payload)
 //	resp, err := client.Messages.New(ctx, sdk.MessageNewParams{Model: model, MaxTokens: 1024, System: system, Messages: payload})
 //
-// Each system block is a system message of recap's (so it is pinned), and
-// each message a message: a lone text block its Content, other content
-// its Parts. Text blocks are text parts; images and documents file parts
-// (counted by WithMediaTokens, never by their bytes; a plain-text document
-// by its text); tool_use blocks "tool-call" parts (ToolCallID the id,
-// Input the input); tool_result blocks "tool-result" parts (ToolCallID the
-// tool_use_id, Output the content); thinking and redacted_thinking blocks
-// reasoning parts (the redacted ones count nothing); any other block
-// (server tool use and results, search results...) travels unchanged and
+// FromMessages is recap's own Anthropic format ([recap.FormatAnthropic],
+// as [recap.DecodeAnthropic] reads a request body): one mapping, in the
+// library, for SDK types and raw JSON alike. Each system block is a
+// pinned system message, each message a message of one part per block:
+// tool_use and tool_result blocks (and the server tools') are tool calls
+// and results counted as their tool text, images and documents file parts
+// counted by WithMediaTokens (a plain-text document by its text),
+// redacted thinking counts nothing, any other block travels unchanged and
 // counts as its JSON. A user message that holds a tool_result block is a
 // tool message to recap: never the start of a turn or of the window, so a
 // cut never separates it from the tool_use before it. Members recap does
@@ -43,256 +42,61 @@ import (
 // that has no form in the Messages API.
 var ErrNotConvertible = errors.New("anthropic: message has no Messages API form")
 
-// FromMessages returns system's blocks and msgs as recap messages (see
-// above), with IDs from [recap.ChainIDs]; it does not modify its
-// arguments. The messages are [recap.FormatOpenAI] without an "id" in
-// Extra, so that the summary ToMessages wrote, sent back with the rest of
-// the request, is known again as recap's own (see [recap.Compressor]).
-// A message of the role "system" (one among the messages, not a top-level
-// block) is a system message that keeps the role in Extra, which makes
-// ToMessages write it back among the messages.
+// FromMessages returns system's blocks and msgs as recap messages of
+// [recap.FormatAnthropic], decoded by [recap.DecodeAnthropicSystem] and
+// [recap.DecodeAnthropicMessage] (see those for the mapping), with IDs
+// from [recap.ChainIDs]; it does not modify its arguments. The summary
+// ToMessages wrote, sent back with the rest of the request (as the last
+// system block, with or without the cache_control breakpoint ToMessages
+// put on it), is known again as recap's own (see [recap.Compressor]). A
+// message of the role "system" (one among the messages, not a top-level
+// block) is a system message of that format, which ToMessages writes back
+// among the messages.
 //
 // A block or message the SDK cannot encode, one without a type, or a role
 // other than user, assistant and system, is an error naming it.
 func FromMessages(system []sdk.TextBlockParam, msgs []sdk.MessageParam) ([]recap.Message, error) {
 	out := make([]recap.Message, 0, len(system)+len(msgs))
-	for i, b := range system {
-		raw, err := jsonobj.Members(b)
+	if len(system) > 0 {
+		data, err := json.Marshal(system)
 		if err != nil {
-			return nil, fmt.Errorf("anthropic: system block %d: %w", i, err)
+			return nil, fmt.Errorf("anthropic: system: %w", err)
 		}
-		m := recap.Message{Role: recap.RoleSystem, Format: recap.FormatOpenAI}
-		if m.Content, err = jsonobj.String(raw, "text"); err != nil {
-			return nil, fmt.Errorf("anthropic: system block %d: %w", i, err)
+		if out, err = recap.DecodeAnthropicSystem(data); err != nil {
+			return nil, fmt.Errorf("anthropic: %w", err)
 		}
-		delete(raw, "text")
-		delete(raw, "type")
-		if len(raw) > 0 {
-			m.Extra = raw
-		}
-		out = append(out, m)
 	}
 	for i, pm := range msgs {
-		raw, err := jsonobj.Members(pm)
+		data, err := json.Marshal(pm)
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
 		}
-		m, err := fromMessage(raw)
+		m, err := recap.DecodeAnthropicMessage(data)
 		if err != nil {
 			return nil, fmt.Errorf("anthropic: message %d: %w", i, err)
+		}
+		switch m.Role {
+		case recap.RoleUser, recap.RoleAssistant, recap.RoleSystem, recap.RoleTool:
+		default:
+			return nil, fmt.Errorf("anthropic: message %d: role %q is not user, assistant or system", i, m.Role)
 		}
 		out = append(out, m)
 	}
 	return recap.ChainIDs(out), nil
 }
 
-// Message members with a meaning to the conversion, beside role and
-// content.
+// memberCacheControl, in the Extra of a message of another format with
+// Content, is the cache_control of the text block that Content stands for.
+const memberCacheControl = "cache_control"
+
+// Block types ToMessages writes for messages of other formats.
 const (
-	// memberRole, in the Extra of a system message, says it was a message
-	// of the role "system" rather than a top-level system block.
-	memberRole = "role"
-	// memberCacheControl, in the Extra of a message with Content, is the
-	// cache_control of the text block that Content stands for.
-	memberCacheControl = "cache_control"
+	blockText       = "text"
+	blockImage      = "image"
+	blockThinking   = "thinking"
+	blockToolUse    = "tool_use"
+	blockToolResult = "tool_result"
 )
-
-// fromMessage converts the members of one message.
-func fromMessage(raw jsonobj.Object) (recap.Message, error) {
-	role, err := jsonobj.String(raw, "role")
-	if err != nil {
-		return recap.Message{}, err
-	}
-	m := recap.Message{Format: recap.FormatOpenAI}
-	switch role {
-	case string(sdk.MessageParamRoleUser):
-		m.Role = recap.RoleUser
-	case string(sdk.MessageParamRoleAssistant):
-		m.Role = recap.RoleAssistant
-	case string(sdk.MessageParamRoleSystem):
-		m.Role = recap.RoleSystem
-	default:
-		return recap.Message{}, fmt.Errorf("role %q is not user, assistant or system", role)
-	}
-	content := raw["content"]
-	delete(raw, "content")
-	if m.Role != recap.RoleSystem {
-		delete(raw, memberRole) // the system role stays as the mark of a system message
-	}
-	switch {
-	case len(content) == 0 || string(content) == "null":
-	case content[0] == '"':
-		if err := json.Unmarshal(content, &m.Content); err != nil {
-			return recap.Message{}, err
-		}
-	default:
-		var blocks []jsonobj.Object
-		if err := json.Unmarshal(content, &blocks); err != nil {
-			return recap.Message{}, fmt.Errorf("content: %w", err)
-		}
-		if text, cc, ok := loneText(blocks); ok && raw[memberCacheControl] == nil {
-			// Content, as ToMessages writes the summary, so that a
-			// summary sent in the first user message is known again
-			// when it comes back (with or without the breakpoint
-			// ToMessages put on it).
-			m.Content = text
-			if cc != nil {
-				raw[memberCacheControl] = cc
-			}
-			break
-		}
-		m.Parts = make([]recap.Part, len(blocks))
-		for i, b := range blocks {
-			if m.Parts[i], err = blockPart(b); err != nil {
-				return recap.Message{}, fmt.Errorf("content[%d]: %w", i, err)
-			}
-			if m.Parts[i].Type == recap.PartToolResult && m.Role == recap.RoleUser {
-				m.Role = recap.RoleTool
-			}
-		}
-	}
-	if len(raw) > 0 {
-		m.Extra = raw
-	}
-	return m, nil
-}
-
-// loneText reports whether blocks is one non-empty text block with no
-// other members than its type, its text and a cache_control, and returns
-// its text and its cache_control (nil if it has none) if so.
-func loneText(blocks []jsonobj.Object) (text string, cacheControl json.RawMessage, ok bool) {
-	if len(blocks) != 1 {
-		return "", nil, false
-	}
-	b := blocks[0]
-	for name, v := range b {
-		if name != "type" && name != "text" && (name != memberCacheControl || string(v) == "null") {
-			return "", nil, false
-		}
-	}
-	if typ, err := jsonobj.String(b, "type"); err != nil || typ != blockText {
-		return "", nil, false
-	}
-	text, err := jsonobj.String(b, "text")
-	if err != nil || text == "" {
-		return "", nil, false
-	}
-	return text, b[memberCacheControl], true
-}
-
-// Block types with a meaning to the conversion.
-const (
-	blockText             = "text"
-	blockImage            = "image"
-	blockDocument         = "document"
-	blockToolUse          = "tool_use"
-	blockToolResult       = "tool_result"
-	blockThinking         = "thinking"
-	blockRedactedThinking = "redacted_thinking"
-)
-
-// opaqueMark, in a part's Extra, marks a block carried unchanged: the
-// part's Extra is the block, and its Text only what recap counts of it.
-const opaqueMark = "\x00recap-opaque"
-
-// blockPart converts one content block; b keeps the members recap does
-// not model.
-func blockPart(b jsonobj.Object) (recap.Part, error) {
-	typ, err := jsonobj.String(b, "type")
-	if err != nil || typ == "" {
-		return recap.Part{}, fmt.Errorf("a block needs a type (%v)", err)
-	}
-	p := recap.Part{}
-	take := func(name string) (string, error) {
-		s, err := jsonobj.String(b, name)
-		delete(b, name)
-		return s, err
-	}
-	_, signed := b["signature"]
-	switch {
-	case typ == blockText:
-		delete(b, "type")
-		p.Type = recap.PartText
-		p.Text, err = take("text")
-	case typ == blockThinking && signed:
-		// Unsigned thinking is not Claude's and ToMessages would leave it
-		// out: such a block is carried as it is, below.
-		delete(b, "type")
-		p.Type = recap.PartReasoning
-		p.Text, err = take("thinking")
-	case typ == blockRedactedThinking:
-		// Encrypted: it counts nothing (Claude ignores the thinking of
-		// earlier turns) and travels unchanged.
-		p.Type = recap.PartReasoning
-		b[opaqueMark] = nil
-	case typ == blockToolUse:
-		delete(b, "type")
-		p.Type, p.Wire = recap.PartToolCall, recap.WireValue
-		if p.ToolCallID, err = take("id"); err == nil {
-			p.ToolName, err = take("name")
-		}
-		p.Input = b["input"]
-		delete(b, "input")
-	case typ == blockToolResult:
-		delete(b, "type")
-		p.Type = recap.PartToolResult
-		p.ToolCallID, err = take("tool_use_id")
-		if c, ok := b["content"]; ok {
-			delete(b, "content")
-			p.Output, p.Wire = c, recap.WireValue
-			if len(c) > 0 && c[0] == '"' {
-				p.Wire = recap.WireString // counted as its string
-			}
-		}
-	case typ == blockImage || typ == blockDocument:
-		var src struct {
-			Type      string `json:"type"`
-			MediaType string `json:"media_type"`
-			Data      string `json:"data"`
-		}
-		json.Unmarshal(b["source"], &src) // absent or odd: no media type
-		switch {
-		case typ == blockDocument && src.Type == "text":
-			// A plain-text document costs its text, which recap counts.
-			p = recap.Part{Type: typ, Text: src.Data}
-			b[opaqueMark] = nil
-		case typ == blockDocument && src.Type == "content":
-			// Text blocks in a document: counted as their JSON.
-			p = opaquePart(typ, b)
-		default:
-			// A file part for recap, never counted by its bytes; every
-			// member, the type included, stays.
-			p.Type = recap.PartFile
-			p.MediaType = src.MediaType
-			if p.MediaType == "" {
-				p.MediaType = map[string]string{blockImage: "image/*", blockDocument: "application/pdf"}[typ]
-			}
-			if title, err := jsonobj.String(b, "title"); err == nil {
-				p.Filename = title
-			}
-		}
-	default:
-		p = opaquePart(typ, b)
-	}
-	if err != nil {
-		return recap.Part{}, err
-	}
-	if len(b) > 0 {
-		p.Extra = b
-	}
-	return p, nil
-}
-
-// opaquePart returns a part for a block b of type typ that travels
-// unchanged and counts as its JSON, and marks b so.
-func opaquePart(typ string, b jsonobj.Object) recap.Part {
-	p := recap.Part{Type: typ}
-	if data, err := json.Marshal(b); err == nil {
-		p.Text = string(data)
-	}
-	b[opaqueMark] = nil
-	return p
-}
 
 // A ConvertOption configures ToMessages.
 type ConvertOption func(*convertConfig)
@@ -374,7 +178,7 @@ func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockPar
 			return fmt.Errorf("%w: message %d (%s): %s", ErrNotConvertible, i, m.ID, fmt.Sprintf(format, args...))
 		}
 		isSystem := m.Role == recap.RoleSystem || m.Role == recap.RoleDeveloper
-		if isSystem && !systemMessage(m) && (!started || m.Format != recap.FormatAnthropic) {
+		if isSystem && (!started || m.Format != recap.FormatAnthropic) {
 			// (A system message of recap.FormatAnthropic after the
 			// conversation started came from the messages: it goes back
 			// there.)
@@ -426,7 +230,7 @@ func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockPar
 		msg.blocks = blocks
 		for name, v := range m.Extra {
 			switch {
-			case name == memberRole || name == "content":
+			case name == "role" || name == "content":
 				// The role and content are the message's own.
 			case name == memberCacheControl && m.Content != "":
 				// On the text block of Content (see partBlocks).
@@ -499,13 +303,6 @@ func ToMessages(msgs []recap.Message, opts ...ConvertOption) ([]sdk.TextBlockPar
 	return blocks, params, nil
 }
 
-// systemMessage reports whether m, a system message, was a message of the
-// role "system" rather than a top-level system block (see FromMessages).
-func systemMessage(m recap.Message) bool {
-	role, err := jsonobj.String(m.Extra, memberRole)
-	return err == nil && role == string(sdk.MessageParamRoleSystem)
-}
-
 // countBreakpoints returns how many cache_control breakpoints the JSON
 // value data holds, at any depth (a tool result's content blocks may hold
 // their own).
@@ -535,11 +332,11 @@ func countBreakpoints(data []byte) int {
 	return n
 }
 
-// partBlocks returns the content blocks of m: a text block of Content
-// (with the cache_control in m's Extra, if any), then a block per part;
-// nil for a message of no content at all, as FromMessages found it. A
-// message of recap.FormatAnthropic (from recap.DecodeAnthropic) has its
-// blocks written by recap (see anthropicBlocks).
+// partBlocks returns the content blocks of m: a message of
+// recap.FormatAnthropic (from FromMessages or recap.DecodeAnthropic) has
+// its blocks written by recap (see anthropicBlocks); one of another format
+// a text block of Content (with the cache_control in m's Extra, if any),
+// then a block per part.
 func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 	if m.Format == recap.FormatAnthropic {
 		return anthropicBlocks(m)
@@ -563,11 +360,6 @@ func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 	}
 	for _, p := range m.Parts {
 		b := jsonobj.Copy(p.Extra)
-		if _, opaque := b[opaqueMark]; opaque {
-			delete(b, opaqueMark)
-			blocks = append(blocks, jsonobj.Encode(b))
-			continue
-		}
 		switch {
 		case p.Type == recap.PartText || p.Type == recap.PartRefusal:
 			b["type"], b["text"] = jsonobj.Quote(blockText), jsonobj.Quote(p.Text)
@@ -579,7 +371,6 @@ func partBlocks(m recap.Message) ([]json.RawMessage, error) {
 		case p.Type == recap.PartToolCall:
 			b["type"], b["id"], b["name"] = jsonobj.Quote(blockToolUse), jsonobj.Quote(p.ToolCallID), jsonobj.Quote(p.ToolName)
 			if p.Input != nil || p.Wire != recap.WireValue {
-				// (A tool_use of FromMessages without an input stays so.)
 				input, err := toolInput(p)
 				if err != nil {
 					return nil, err
