@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -52,27 +53,56 @@ const (
 // fields names the other fields to read into the variables given, nil for
 // none: into an *int, a non-negative integer; into an *optString, a
 // string or null.
-func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessages int, fields map[string]any) (string, []recap.Message, bool) {
+func decode(log *slog.Logger, w http.ResponseWriter, r *http.Request, maxMessages int, fields map[string]any) (chatBody, bool) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
-		return "", nil, false
+		return chatBody{}, false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	id, msgs, status, msg := decodeBody(dec, maxMessages, fields)
-	if status != 0 {
-		fail(log, w, r, status, msg)
-		return "", nil, false
-	}
-	return id, msgs, true
-}
-
-// decodeBody does decode's work on dec; a non-zero status is a failure.
-func decodeBody(dec *json.Decoder, maxMessages int, fields map[string]any) (id string, msgs []recap.Message, status int, msg string) {
 	b := bodyDecoder{dec: dec, maxMessages: maxMessages, budget: valuesPerMessage * maxMessages, fields: fields}
 	if f := b.decode(); f != nil {
-		return "", nil, f.status, f.msg
+		fail(log, w, r, f.status, f.msg)
+		return chatBody{}, false
 	}
-	return b.id, b.msgs, 0, ""
+	return chatBody{id: b.id, msgs: b.msgs, system: len(b.system), anthropic: b.anthropic}, true
+}
+
+// A chatBody is a request body's chat, as decode read it.
+type chatBody struct {
+	id   string          // the body's "id", "" if none
+	msgs []recap.Message // the system prompt's messages, then the messages
+	// system is how many of msgs an Anthropic request's "system" made.
+	system int
+	// anthropic: the chat is an Anthropic Messages API chat (the body
+	// has a "system", or a message a block only Anthropic has), answered
+	// as a request's "system" and "messages".
+	anthropic bool
+}
+
+// invalid says what is wrong with the body's message that recap refused:
+// its place and recap's reason, where the other message a reason names
+// ("same ID as message 2") is named by its place in the body too.
+func (c chatBody) invalid(me *recap.MessageError) string {
+	reason := otherMessage.ReplaceAllStringFunc(me.Reason, func(s string) string {
+		j, err := strconv.Atoi(strings.TrimPrefix(s, "message "))
+		if err != nil {
+			return s
+		}
+		return c.where(j)
+	})
+	return c.where(me.Index) + ": " + reason
+}
+
+// otherMessage is how recap's MessageError reasons name another message.
+var otherMessage = regexp.MustCompile(`\bmessage [0-9]+\b`)
+
+// where names msgs[i] of the body as the client wrote it: an element of
+// "system" or of "messages".
+func (c chatBody) where(i int) string {
+	if i < c.system {
+		return fmt.Sprintf("system[%d]", i)
+	}
+	return fmt.Sprintf("messages[%d]", i-c.system)
 }
 
 // A decodeFailure is why a body was refused: its status and message.
@@ -103,7 +133,7 @@ type bodyDecoder struct {
 	msgs      []recap.Message
 	found     bool            // "messages" was there (and not null)
 	system    []recap.Message // an Anthropic request's system prompt
-	anthropic bool            // the body has a "system"
+	anthropic bool            // the body has a "system"; after finish, the chat is Anthropic
 }
 
 // decode reads the whole body: one JSON object, nothing after it.
@@ -259,10 +289,11 @@ func (b *bodyDecoder) finish() *decodeFailure {
 	if !b.found {
 		return badBody("messages: required")
 	}
-	msgs, msg := anthropicChat(b.anthropic, b.system, b.msgs)
+	msgs, anthropic, msg := anthropicChat(b.anthropic, b.system, b.msgs)
 	if msg != "" {
 		return badBody("%s", msg)
 	}
+	b.anthropic = anthropic
 	if len(b.system) > 0 {
 		// recap's errors would count the system blocks among the
 		// messages: the one it finds in them is named here.
@@ -283,13 +314,14 @@ func (b *bodyDecoder) finish() *decodeFailure {
 // message that decoded as an OpenAI one or as recap's own (a string or
 // text blocks: the same JSON in both formats) is made Anthropic, so that
 // the chat has one format; one with what Anthropic messages lack
-// (tool_calls, a tool role, UIMessage parts) is an error naming it. Other chats come back as they are.
-func anthropicChat(anthropic bool, system, msgs []recap.Message) ([]recap.Message, string) {
+// (tool_calls, a tool role, UIMessage parts) is an error naming it. Other
+// chats come back as they are. It reports whether the chat is Anthropic.
+func anthropicChat(anthropic bool, system, msgs []recap.Message) ([]recap.Message, bool, string) {
 	for i := 0; !anthropic && i < len(msgs); i++ {
 		anthropic = msgs[i].Format == recap.FormatAnthropic
 	}
 	if !anthropic {
-		return msgs, ""
+		return msgs, false, ""
 	}
 	for i := range msgs {
 		m := &msgs[i]
@@ -297,7 +329,7 @@ func anthropicChat(anthropic bool, system, msgs []recap.Message) ([]recap.Messag
 			continue
 		}
 		if m.Format == recap.FormatUI || m.Role == recap.RoleTool || m.Role == recap.RoleDeveloper || m.Refusal != "" || !textOnly(m.Parts) {
-			return nil, fmt.Sprintf("messages[%d]: not an Anthropic message (%s format) in an Anthropic request: a chat must be in one format", i, m.Format)
+			return nil, true, fmt.Sprintf("messages[%d]: not an Anthropic message (%s format) in an Anthropic request: a chat must be in one format", i, m.Format)
 		}
 		if m.Format == recap.FormatPlain && m.ID != "" {
 			// recap's own {"id","role","content"}: the id stays a member.
@@ -310,7 +342,7 @@ func anthropicChat(anthropic bool, system, msgs []recap.Message) ([]recap.Messag
 		}
 		m.Format = recap.FormatAnthropic
 	}
-	return append(system, msgs...), ""
+	return append(system, msgs...), true, ""
 }
 
 // orphan names the first message of msgs that holds a tool result whose

@@ -170,40 +170,61 @@ func TestAnthropicBody(t *testing.T) {
 	}
 	msgs = append(msgs, map[string]any{"role": "user", "content": "What did we decide?"})
 	system := []any{map[string]any{"type": "text", "text": "You are the on-call assistant.", "cache_control": map[string]any{"type": "ephemeral"}}}
-	post := func(h http.Handler, body any) (int, string, []map[string]any) {
+	type answer struct {
+		Payload    []map[string]any `json:"payload"`
+		System     []map[string]any `json:"system"`
+		Messages   []map[string]any `json:"messages"`
+		Summarized bool             `json:"summarized"`
+		Stale      bool             `json:"stale"`
+		Boundary   string           `json:"boundary"`
+		Summary    recap.Summary    `json:"summary"`
+	}
+	post := func(h http.Handler, body any) (int, string, answer) {
 		t.Helper()
 		b, err := json.Marshal(body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		w := serve(h, context.Background(), "/api/chats/a1/payload", string(b))
-		var out struct {
-			Payload    []map[string]any `json:"payload"`
-			Summarized bool             `json:"summarized"`
-			Stale      bool             `json:"stale"`
-		}
+		var out answer
 		_ = json.Unmarshal(w.Body.Bytes(), &out)
-		return w.Code, w.Body.String(), out.Payload
+		return w.Code, w.Body.String(), out
 	}
 	h, _ := newHandler(t, nil, recap.WithTriggerTokens(80))
-	code, resp, payload := post(h, map[string]any{"model": "claude-sonnet-4-5", "system": system, "messages": msgs})
-	if code != http.StatusOK || !strings.Contains(resp, `"summarized":true`) {
+	code, resp, out := post(h, map[string]any{"model": "claude-sonnet-4-5", "system": system, "messages": msgs})
+	if code != http.StatusOK || !out.Summarized {
 		t.Fatalf("Anthropic body: %d %.500s", code, resp)
 	}
-	first, _ := json.Marshal(payload[0])
-	if string(first) != `{"content":[{"cache_control":{"type":"ephemeral"},"text":"You are the on-call assistant.","type":"text"}],"role":"system"}` {
+	// Answered as an Anthropic request: "system" (the prompt's block as
+	// it came, then the summary) and "messages", no "payload".
+	if out.Payload != nil || len(out.System) != 2 || len(out.Messages) == 0 {
+		t.Fatalf("want system (2 blocks) and messages, no payload: %.500s", resp)
+	}
+	first, _ := json.Marshal(out.System[0])
+	if string(first) != `{"cache_control":{"type":"ephemeral"},"text":"You are the on-call assistant.","type":"text"}` {
 		t.Errorf("the system block is not pinned first: %s", first)
 	}
-	all, _ := json.Marshal(payload)
-	if !strings.Contains(string(all), `"tool_use"`) || !strings.Contains(string(all), `"tool_result"`) {
+	if out.System[1]["type"] != "text" || out.System[1]["text"] != out.Summary.Text {
+		t.Errorf("the summary is not the last system block: %v", out.System[1])
+	}
+	for _, m := range out.Messages {
+		if m["role"] != "user" && m["role"] != "assistant" {
+			t.Errorf("a message of the role %v in an Anthropic request's messages: %v", m["role"], m)
+		}
+	}
+	if all, _ := json.Marshal(out.Messages); !strings.Contains(string(all), `"tool_use"`) || !strings.Contains(string(all), `"tool_result"`) {
 		t.Errorf("the payload lost the tool blocks: %s", all)
 	}
-	// The payload, sent back as the messages with the next turn.
-	next := append(payload,
+	// The answer, sent back as the request with the next turn: the
+	// summary known again (summarized anew only if the new turn pushes
+	// the history over the trigger, from the boundary on).
+	next := append(out.Messages,
 		map[string]any{"role": "assistant", "content": "We roll back v2.6 if the rate stays high."},
 		map[string]any{"role": "user", "content": "Who is on call tonight?"})
-	if code, resp, _ := post(h, map[string]any{"messages": next}); code != http.StatusOK || strings.Contains(resp, `"stale":true`) || !strings.Contains(resp, `"boundary":"h-`) {
-		t.Errorf("the payload sent back: %d %.300s; want the summary kept", code, resp)
+	code, resp, again := post(h, map[string]any{"system": out.System, "messages": next})
+	if code != http.StatusOK || again.Stale || (!again.Summarized && again.Boundary != out.Boundary) || len(again.System) != 2 ||
+		len(again.Summary.Covered) < len(out.Summary.Covered) {
+		t.Errorf("the answer sent back: %d stale %v summarized %v boundary %q (was %q) %d system blocks; want the summary kept", code, again.Stale, again.Summarized, again.Boundary, out.Boundary, len(again.System))
 	}
 
 	tests := []struct {
@@ -220,6 +241,13 @@ func TestAnthropicBody(t *testing.T) {
 		{"Mixed", "an OpenAI tool message in an Anthropic request",
 			map[string]any{"system": "Be brief.", "messages": []any{msgs[0], map[string]any{"role": "tool", "tool_call_id": "c", "content": "r"}}},
 			"messages[1]: not an Anthropic message (openai format) in an Anthropic request"},
+		{"DuplicateAfterSystem", "recap's positions count the system blocks; the answer names the body's",
+			map[string]any{"system": []any{map[string]any{"type": "text", "text": "A"}, map[string]any{"type": "text", "text": "B"}},
+				"messages": []any{map[string]any{"id": "m", "role": "user", "content": "x"}, map[string]any{"id": "m", "role": "assistant", "content": "y"}}},
+			"messages[1]: same ID as messages[0]"},
+		{"UnknownRole", "a role recap does not know, after a system",
+			map[string]any{"system": "Be brief.", "messages": []any{msgs[0], map[string]any{"role": "critic", "content": "y"}}},
+			`messages[1]: unknown role \"critic\"`},
 		{"SystemNumber", "a system that is neither a string nor blocks",
 			map[string]any{"system": 7, "messages": msgs[:1]},
 			"system: want a string or an array of blocks"},

@@ -114,7 +114,14 @@ type summarizeResponse struct {
 
 // payloadResponse is the answer of the payload routes (see handlePayload).
 type payloadResponse struct {
-	Payload       []recap.Message `json:"payload"`
+	// Payload is the payload, each message in its format; for an
+	// Anthropic chat it is left out and System and Messages hold it.
+	Payload []recap.Message `json:"payload,omitempty"`
+	// System and Messages are the payload of an Anthropic Messages API
+	// chat (a body with a "system", or Anthropic blocks) as a request's
+	// "system" (left out if there is none) and "messages".
+	System        json.RawMessage `json:"system,omitempty"`
+	Messages      json.RawMessage `json:"messages,omitempty"`
 	PayloadTokens int             `json:"payloadTokens"`
 	Summary       recap.Summary   `json:"summary"`
 	Boundary      string          `json:"boundary"`
@@ -147,10 +154,11 @@ type errorResponse struct {
 func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Duration, maxMessages int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var previous optString
-		id, msgs, ok := decode(log, w, r, maxMessages, map[string]any{"previous": &previous})
+		body, ok := decode(log, w, r, maxMessages, map[string]any{"previous": &previous})
 		if !ok {
 			return
 		}
+		id, msgs := body.id, body.msgs
 		if len(id) > maxChatID {
 			fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("id: must be 1 to %d bytes", maxChatID))
 			return
@@ -203,7 +211,8 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 // the body's id where the route has none; both, if different, are an
 // error.
 //
-// The answer (payloadResponse) holds "payload", its "payloadTokens", the
+// The answer (payloadResponse) holds "payload" (for an Anthropic chat,
+// "system" and "messages" instead: see payloadResponse), its "payloadTokens", the
 // "summary" in force and its "boundary" (the last message it covers),
 // "summarized" (this request saved a new summary), and, when they apply,
 // "scheduled": true (a background summarization is pending or running for
@@ -214,11 +223,12 @@ func handleSummarize(log *slog.Logger, sum recap.Summarizer, timeout time.Durati
 func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handler {
 	timeout, maxMessages := cfg.Timeout, cfg.MaxMessages
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		bodyID, msgs, ok := decode(log, w, r, maxMessages, nil)
+		body, ok := decode(log, w, r, maxMessages, nil)
 		if !ok {
 			return
 		}
-		id, err := chatID(r.PathValue("id"), bodyID)
+		msgs := body.msgs
+		id, err := chatID(r.PathValue("id"), body.id)
 		if err == nil {
 			err = checkMessageIDs(msgs, cfg.MaxIDBytes)
 		}
@@ -238,7 +248,7 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 			clientGone(log, w, r, err)
 			return
 		case errors.As(err, &me):
-			fail(log, w, r, http.StatusBadRequest, fmt.Sprintf("messages[%d]: %s", me.Index, me.Reason))
+			fail(log, w, r, http.StatusBadRequest, body.invalid(me))
 			return
 		case errors.Is(err, recap.ErrNoMessages):
 			fail(log, w, r, http.StatusBadRequest, "messages: must not be empty")
@@ -263,6 +273,18 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 		}
 		for _, m := range res.Dropped {
 			out.Dropped = append(out.Dropped, m.ID)
+		}
+		if body.anthropic {
+			// An Anthropic request is answered as one: the payload as
+			// its "system" and "messages" (the summary, of the default
+			// role, the last system block), which the client sends as
+			// they are and sends back with the next turn.
+			if out.System, out.Messages, err = recap.EncodeAnthropic(res.Payload); err != nil {
+				log.ErrorContext(r.Context(), "encode anthropic payload failed", "chat", id, "err", err)
+				fail(log, w, r, http.StatusInternalServerError, "the payload has no Anthropic form")
+				return
+			}
+			out.Payload = nil
 		}
 		if res.Err != nil {
 			out.Warning = publicError(res.Err)
@@ -525,10 +547,11 @@ func handleUsage(log *slog.Logger, cfg Config) http.Handler {
 			return
 		}
 		var input, fixed int
-		_, msgs, ok := decode(log, w, r, cfg.MaxMessages, map[string]any{"inputTokens": &input, "fixedTokens": &fixed})
+		body, ok := decode(log, w, r, cfg.MaxMessages, map[string]any{"inputTokens": &input, "fixedTokens": &fixed})
 		if !ok {
 			return
 		}
+		msgs := body.msgs
 		if input == 0 {
 			fail(log, w, r, http.StatusBadRequest, "inputTokens: required, a positive integer")
 			return

@@ -317,7 +317,7 @@ func TestBadRequests(t *testing.T) {
 		{"WrongType", "/api/chats/c/payload", `{"messages":"hi"}`, 400, "messages: expected"},
 		{"UnknownFieldIgnored", "/api/chats/c/payload", `{"mesages":[{"id":"1","role":"user","content":"a"}]}`, 400, "messages: required"},
 		{"MissingUIMessageID", "/api/chats/c/payload", `{"messages":[{"role":"user","parts":[{"type":"text","text":"hi"}]}]}`, 400, "messages[0]: no ID: an AI SDK UIMessage carries its own \"id\", made by generateId"},
-		{"DuplicateID", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"user","content":"a"},{"id":"1","role":"assistant","content":"b"}]}`, 400, "messages[1]: same ID as message 0"},
+		{"DuplicateID", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"user","content":"a"},{"id":"1","role":"assistant","content":"b"}]}`, 400, "messages[1]: same ID as messages[0]"},
 		{"BadRole", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"wizard","content":"a"}]}`, 400, `messages[0]: unknown role "wizard"`},
 		{"NoUser", "/api/chats/c/payload", `{"messages":[{"id":"1","role":"system","content":"a"}]}`, 400, "no user message"},
 		{"TooLarge", "/api/chats/c/payload", big, 413, "body: larger than"},
