@@ -64,7 +64,7 @@ import (
 )
 
 // DefaultMaxTokens is the budget of a summary unless New is given another.
-const DefaultMaxTokens = 300
+const DefaultMaxTokens = 400
 
 // Summarizer is the extractive summarizer. Its zero value is not usable;
 // call [New]. It is safe for concurrent use: it keeps no state between
