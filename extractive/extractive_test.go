@@ -339,3 +339,42 @@ func TestContract(t *testing.T) {
 	}
 	summarizertest.Check(t, s)
 }
+
+// TestMissingKept: the statements a second request lists as missing
+// (SummarizeRequest.Missing, from recap's summary check) are kept when the
+// first summary, of the same budget, left them out.
+func TestMissingKept(t *testing.T) {
+	var texts []string
+	for i := 1; i <= 12; i++ {
+		texts = append(texts,
+			fmt.Sprintf("I must pay invoice INV-%d of %d,%03d euros by March %d, and the supplier Kessler GmbH needs the signed form.", 4000+i, i, i*37, i),
+			fmt.Sprintf("Noted: invoice INV-%d is due on March %d; I will remind you two days before.", 4000+i, i))
+	}
+	s := newSummarizer(t, 120)
+	ms := msgs(texts...)
+	first := summarize(t, s, "", ms)
+	var left []string
+	for i := 1; i <= 12; i++ {
+		if id := fmt.Sprintf("INV-%d", 4000+i); !strings.Contains(first, id) {
+			left = append(left, fmt.Sprintf("User: I must pay invoice %s of %d,%03d euros by March %d, and the supplier Kessler GmbH needs the signed form.", id, i, i*37, i))
+		}
+	}
+	if len(left) < 3 {
+		t.Fatalf("the first summary keeps all but %d invoices; the test needs a budget that drops some:\n%s", len(left), first)
+	}
+	missing := left[:1]
+	again, err := s.Summarize(context.Background(), recap.SummarizeRequest{ChatID: "c", Messages: ms, Missing: missing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range missing {
+		id := regexp.MustCompile(`INV-\d+`).FindString(l)
+		if !strings.Contains(again, id) {
+			t.Errorf("the second summary leaves out %s, which Missing lists:\n%s", id, again)
+		}
+	}
+	if n, max := counter(t).CountTokens(again), 120; n > max {
+		t.Errorf("the second summary has %d tokens, over its budget of %d", n, max)
+	}
+	checkFormat(t, again)
+}

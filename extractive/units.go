@@ -16,6 +16,7 @@ type unit struct {
 	gap     bool     // text of its piece was left out just before it: it cannot join the item before
 	prev    bool     // from the previous summary
 	last    bool     // from the last user message of the request
+	missing bool     // states an item a first summary left out (SummarizeRequest.Missing)
 
 	// Set by analyze.
 	tokens  int                // of the rendered item, or 0 if it is never worth picking
