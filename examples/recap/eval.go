@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/recap/internal/chatapi"
 	"github.com/recapgo/recap/examples/recap/internal/retention"
 	"github.com/recapgo/recap/internal/setup"
 	"github.com/recapgo/recap/tokens"
@@ -176,23 +174,12 @@ func evalSetup(lookup func(string) (string, bool), tok *tokenizer, s setting, f 
 	if err != nil {
 		return retention.Setup{}, "", err
 	}
-	opts = append(opts, tok.options()...)
-	if *f.ceiling != 0 {
-		opts = append(opts, recap.WithMaxPayloadTokens(*f.ceiling))
-	}
-	if *f.maxInput != 0 {
-		opts = append(opts, recap.WithMaxSummarizeInput(*f.maxInput))
-	}
-	budget := *f.budget
-	if budget == 0 {
-		budget = auto
-	}
-	sum, fallback, label, err := setup.Summarizers(lookup, tok.counter, budget, chatapi.ForLLM)
+	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput)
 	if err != nil {
 		return retention.Setup{}, "", err
 	}
-	return retention.NewSetup(retention.Config{Options: opts, Counter: tok.counter, Summarizer: withSpinner(sum, stderr),
-		Fallback: fallback, Label: label, Standin: *f.standin, Check: *f.check})
+	return retention.NewSetup(retention.Config{Options: cfg.opts, Counter: tok.counter, Summarizer: withSpinner(cfg.sum, stderr),
+		Fallback: cfg.fallback, Label: cfg.label, Standin: *f.standin, Check: *f.check})
 }
 
 // writeEvalSection writes the tables of one set's outcomes under its name:

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/recapgo/recap"
-	"github.com/recapgo/recap/examples/recap/internal/chatapi"
 	"github.com/recapgo/recap/internal/setup"
 	"github.com/recapgo/recap/tokens"
 )
@@ -103,31 +102,11 @@ func runRecall(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return fail(err)
 	}
-	opts = append(opts, tok.options()...)
-	if *f.ceiling != 0 {
-		opts = append(opts, recap.WithMaxPayloadTokens(*f.ceiling))
-	}
-	if *f.maxInput != 0 {
-		opts = append(opts, recap.WithMaxSummarizeInput(*f.maxInput))
-	}
-	budget := *f.budget
-	if budget == 0 {
-		budget = auto
-	}
-	sum, fallback, _, err := setup.Summarizers(lookup, tok.counter, budget, chatapi.ForLLM)
+	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput)
 	if err != nil {
 		return fail(err)
 	}
-	if fallback != nil {
-		opts = append(opts, recap.WithFallbackSummarizer(fallback))
-	}
-	var st recap.Store = recap.NewMemoryStore()
-	if *f.store != "" {
-		if st, err = openFileStore(*f.store); err != nil {
-			return fail(err)
-		}
-	}
-	c, err := recap.New(withSpinner(sum, stderr), st, opts...)
+	c, st, err := cfg.compressor(*f.store, stderr)
 	if err != nil {
 		return fail(err)
 	}

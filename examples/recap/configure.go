@@ -1,0 +1,64 @@
+package main
+
+import (
+	"io"
+
+	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/recap/internal/chatapi"
+	"github.com/recapgo/recap/internal/setup"
+)
+
+// A configuration is what compress, plan, recall and eval set up alike
+// from the environment and the shared flags: the Compressor's options
+// and its summarizers.
+type configuration struct {
+	opts          []recap.Option
+	sum, fallback recap.Summarizer // fallback nil without an LLM
+	label         string           // what summarizes, for the report
+}
+
+// configure returns the configuration of opts (from setup.Options, with
+// auto its extractive budget) and the tokenizer's options, -max-payload
+// (ceiling), -max-input and -summary-tokens (budget, auto when 0), a 0
+// leaving the library's default: the summarizer the environment chooses
+// (an LLM, the extractive one its fallback) or the extractive one.
+func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.Option, auto, budget, ceiling, maxInput int) (configuration, error) {
+	opts = append(opts, tok.options()...)
+	if ceiling != 0 {
+		opts = append(opts, recap.WithMaxPayloadTokens(ceiling))
+	}
+	if maxInput != 0 {
+		opts = append(opts, recap.WithMaxSummarizeInput(maxInput))
+	}
+	if budget == 0 {
+		budget = auto
+	}
+	sum, fallback, label, err := setup.Summarizers(lookup, tok.counter, budget, chatapi.ForLLM)
+	if err != nil {
+		return configuration{}, err
+	}
+	return configuration{opts: opts, sum: sum, fallback: fallback, label: label}, nil
+}
+
+// compressor returns a Compressor of the configuration, with a spinner on
+// stderr while its summarizer runs, over the JSON file store at path, or
+// an in-memory store if path is "".
+func (cfg configuration) compressor(path string, stderr io.Writer) (*recap.Compressor, recap.Store, error) {
+	opts := cfg.opts
+	if cfg.fallback != nil {
+		opts = append(opts[:len(opts):len(opts)], recap.WithFallbackSummarizer(cfg.fallback))
+	}
+	var st recap.Store = recap.NewMemoryStore()
+	if path != "" {
+		fs, err := openFileStore(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		st = fs
+	}
+	c, err := recap.New(withSpinner(cfg.sum, stderr), st, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, st, nil
+}
