@@ -208,10 +208,28 @@ func (c *Compressor) settle(ctx context.Context, chatID string, ch chat, mayDefe
 		if p, err = c.plan(ch, prev); err != nil {
 			return Result{}, Plan{}, err
 		}
+		var restoreErr error
 		if p.Stale {
-			p = c.planBranch(chatID, ch, p)
+			if q := c.planBranch(chatID, ch, p); !q.Stale {
+				// A summary a save replaced stands for this history, the
+				// stored one no longer does: it is stored again, so that
+				// the summary in force is the Store's (the next request,
+				// an echo of this payload, is planned against it).
+				restoreErr = c.store.Save(ctx, chatID, prev, q.Summary)
+				switch {
+				case restoreErr == nil:
+					c.branches.remember(chatID, prev)
+				case ctx.Err() != nil:
+					return Result{}, Plan{}, ctx.Err()
+				case errors.Is(restoreErr, ErrConflict) && attempt <= maxAttempts:
+					continue // plan against what another call saved
+				default:
+					restoreErr = fmt.Errorf("recap: save summary of chat %q: %w", chatID, restoreErr)
+				}
+				p = q
+			}
 		}
-		res = Result{Payload: p.assemble(p.SummaryMessage, p.Summarize), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older, Cleared: p.Cleared}
+		res = Result{Payload: p.assemble(p.SummaryMessage, p.Summarize), Summary: p.Summary, Tokens: p.Tokens, Stale: p.Stale, Older: p.Older, Cleared: p.Cleared, Err: restoreErr}
 		if !p.Trigger {
 			break
 		}

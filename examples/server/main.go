@@ -234,6 +234,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	var ar *archive
+	if o.archiveTTL > 0 {
+		ar = newArchive(o.archiveTTL, o.tenantStored, now)
+	}
 	srv := o.httpServer(log, NewServer(log, Config{
 		Keys: keys, Timeout: o.timeout,
 		SummarizeRate: o.sumRate, SummarizeBurst: o.sumBurst,
@@ -242,6 +246,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		AllowedHosts: append(list(o.hosts), addrHost(o.addr)), CORSOrigins: list(o.origins),
 		Telemetry: tel, Counter: counter,
 		Calibrator: cal, Model: o.model, Overhead: o.overhead, Now: now, UsageTenants: list(o.usageTenants),
+		Archive: ar,
 	}, c, store, sums.serve))
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -287,6 +292,8 @@ type options struct {
 	sumRate, tenantRate                      float64
 	timeout, queueWait, pgIdleTime, pgLife   time.Duration
 	brkCool, leaseWait, leaseTTL, grace      time.Duration
+	archiveTTL                               time.Duration
+	tenantStored                             int64
 	noAuth, background, metricsOn            bool
 }
 
@@ -314,6 +321,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.role, "summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
 	fs.IntVar(&o.maxMsgs, "max-messages", DefaultMaxMessages, "messages a request may hold")
 	fs.IntVar(&o.maxStored, "max-stored-bytes", DefaultMaxStoredBytes, "bytes a chat's summary may store (text, covered IDs, digests); a larger one is not saved, and the chat backs off")
+	fs.DurationVar(&o.archiveTTL, "archive-ttl", DefaultArchiveTTL, "how long a chat's archive (the messages its summary covers, which POST /api/chats/{id}/recall searches) is kept after its last write, in this process's memory (0: no archive)")
+	fs.Int64Var(&o.tenantStored, "tenant-max-stored-bytes", DefaultTenantMaxStoredBytes, "bytes one tenant's chat archives may hold; beyond, a chat's oldest archived messages are evicted")
 	fs.IntVar(&o.maxIDBytes, "max-id-bytes", DefaultMaxIDBytes, "bytes a message's ID may hold; a longer one, or one with NUL or invalid UTF-8, is a 400 before any LLM call")
 	fs.IntVar(&o.maxInput, "max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")
 	fs.IntVar(&o.maxConc, "max-concurrent", DefaultMaxConcurrent, "/api/ requests served at once; more wait -queue-wait, then get 503")
@@ -370,6 +379,8 @@ func (o *options) check() error {
 // checkBounds is check of the size, connection and pool bounds.
 func (o *options) checkBounds() error {
 	switch {
+	case o.archiveTTL < 0 || o.tenantStored < 1:
+		return fmt.Errorf("-archive-ttl %v: must not be negative; -tenant-max-stored-bytes %d: must be positive", o.archiveTTL, o.tenantStored)
 	case o.maxStored < 1 || o.tenantConc < 0 || o.tenantRate < 0:
 		return fmt.Errorf("-max-stored-bytes %d: must be positive; -tenant-max-concurrent %d, -tenant-rate %v: not negative", o.maxStored, o.tenantConc, o.tenantRate)
 	case o.overhead < 0:

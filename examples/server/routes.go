@@ -47,7 +47,9 @@ func addRoutes(mux *http.ServeMux, log *slog.Logger, cfg Config, c *recap.Compre
 	mux.Handle("POST /api/payload", auth(handlePayload(log, c, cfg))) // the chat's id in the body
 	mux.Handle("POST /api/usage", auth(handleUsage(log, cfg)))
 	mux.Handle("GET /api/chats/{id}/summary", auth(handleGetSummary(log, st, cfg.Timeout)))
-	mux.Handle("DELETE /api/chats/{id}/summary", auth(handleDeleteSummary(log, st, cfg.Timeout)))
+	mux.Handle("DELETE /api/chats/{id}/summary", auth(handleDeleteSummary(log, st, cfg.Timeout, cfg.Archive)))
+	mux.Handle("POST /api/chats/{id}/recall", auth(handleRecall(log, st, cfg)))
+	mux.Handle("DELETE /api/chats/{id}/messages/{mid}", auth(handleDeleteMessage(log, c, cfg)))
 	mux.Handle("GET /healthz", handleHealthz())
 	mux.Handle("GET /readyz", handleReadyz(st, slots))
 	if cfg.Telemetry != nil && cfg.Telemetry.metrics != nil {

@@ -71,6 +71,9 @@ type Config struct {
 	// waits up to QueueWait for a slot, then is a 503 (see limitConcurrency).
 	MaxConcurrent int
 	QueueWait     time.Duration
+	// Archive, if not nil, keeps the messages each chat's summary covers
+	// for POST /api/chats/{id}/recall (-archive-ttl; see archive).
+	Archive *archive
 	// Now is the clock of the rate limits; nil means time.Now.
 	Now func() time.Time
 	// Telemetry, if not nil, traces requests (otelhttp), records each
@@ -267,6 +270,9 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 			fail(log, w, r, http.StatusInternalServerError, "store unavailable")
 			return
 		}
+		if cfg.Archive != nil && !res.Older {
+			cfg.Archive.sync(tenantFrom(r.Context()), storeKey(tenantFrom(r.Context()), id), msgs, res.Summary)
+		}
 		out := payloadResponse{
 			Payload: res.Payload, PayloadTokens: res.PayloadTokens, Summary: res.Summary,
 			Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Scheduled: res.Scheduled, Stale: res.Stale,
@@ -339,7 +345,7 @@ const deleteAttempts = 5
 // summarization already scheduled for the chat still holds the history it
 // was given and may save a new summary from it; delete again after it ran
 // (or after the service drained) for a guarantee.
-func handleDeleteSummary(log *slog.Logger, st recap.Store, timeout time.Duration) http.Handler {
+func handleDeleteSummary(log *slog.Logger, st recap.Store, timeout time.Duration, ar *archive) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, err := chatID(r.PathValue("id"), "")
 		if err != nil {
@@ -349,6 +355,9 @@ func handleDeleteSummary(log *slog.Logger, st recap.Store, timeout time.Duration
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		key := storeKey(tenantFrom(r.Context()), id)
+		if ar != nil {
+			ar.erase(key) // the chat's covered messages go with its summary
+		}
 		for attempt := 1; ; attempt++ {
 			prev, err := st.Load(ctx, key)
 			if err == nil && !prev.IsZero() {

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recapgo/recap"
+)
+
+// factChat is a chat of n conversations, each user message stating a
+// fact of its own (an identifier found nowhere else), and a question.
+func factChat(n int) []recap.Message {
+	var msgs []recap.Message
+	for i := 1; i <= n; i++ {
+		msgs = append(msgs,
+			recap.Message{ID: fmt.Sprintf("u%d", i), Role: recap.RoleUser, Content: fmt.Sprintf("Item %d: the tracking number of parcel %d is TRK-%d-QX, sent from depot %d in Leeds.", i, i, 88000+i, i*3)},
+			recap.Message{ID: fmt.Sprintf("a%d", i), Role: recap.RoleAssistant, Content: fmt.Sprintf("Noted parcel %d; I will watch the carrier's updates for it over the next days.", i)})
+	}
+	return append(msgs, recap.Message{ID: "now", Role: recap.RoleUser, Content: "Which parcels are still on the way?"})
+}
+
+func body(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// recallAnswer is the answer of the recall route.
+type recallAnswer struct {
+	Excerpts []struct {
+		ID, Role, Text string
+	}
+	Text string
+}
+
+func recallAs(t *testing.T, base, chat, key, query string) (int, recallAnswer, string) {
+	t.Helper()
+	status, raw := do(t, "POST", base+"/api/chats/"+chat+"/recall", key, body(t, map[string]any{"query": query, "k": 3}))
+	var out recallAnswer
+	if status == 200 {
+		if err := json.Unmarshal([]byte(raw), &out); err != nil {
+			t.Fatalf("recall answer: %v: %s", err, raw)
+		}
+	}
+	return status, out, raw
+}
+
+// found reports whether an excerpt of a holds s.
+func (a recallAnswer) found(s string) bool {
+	for _, e := range a.Excerpts {
+		if strings.Contains(e.Text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRecallArchive: a client that keeps its payloads (echo) recalls the
+// messages its summary covers from the server's archive, which only its
+// tenant sees; deleting a message takes it out of the archive and the
+// summary; deleting the summary erases the archive.
+func TestRecallArchive(t *testing.T) {
+	base := startServer(t, nil, "-api-keys", keyFile(t), "-trigger", "150")
+	// Bob's first request is his whole chat: most of it is folded.
+	status, raw := do(t, "POST", base+"/api/chats/parcels/payload", keyBob, body(t, map[string]any{"messages": factChat(8)}))
+	var res struct {
+		Payload    []recap.Message
+		Summarized bool
+		Summary    recap.Summary
+	}
+	if status != 200 || json.Unmarshal([]byte(raw), &res) != nil || !res.Summarized || !strings.Contains(strings.Join(res.Summary.Covered, ","), "u1") {
+		t.Fatalf("payload: %d %.400s", status, raw)
+	}
+	// From now on he sends back what he got, plus the new turn.
+	echo := append(res.Payload, recap.Message{ID: "a-now", Role: recap.RoleAssistant, Content: "Parcels 7 and 8."},
+		recap.Message{ID: "q2", Role: recap.RoleUser, Content: "Thanks. Anything else due this week?"})
+	if status, raw := do(t, "POST", base+"/api/chats/parcels/payload", keyBob, body(t, map[string]any{"messages": echo})); status != 200 || strings.Contains(raw, `"stale":true`) {
+		t.Fatalf("echo: %d %.400s", status, raw)
+	}
+	status, got, raw := recallAs(t, base, "parcels", keyBob, "tracking number of parcel 1")
+	if status != 200 || !got.found("TRK-88001-QX") || !strings.Contains(got.Text, "TRK-88001-QX") {
+		t.Fatalf("bob's recall from the archive: %d %s", status, raw)
+	}
+	// Alice, with the same chat ID, sees nothing of Bob's.
+	if status, got, raw := recallAs(t, base, "parcels", keyAlice, "tracking number of parcel 1"); status != 200 || len(got.Excerpts) != 0 {
+		t.Errorf("alice recalls bob's chat: %d %s", status, raw)
+	}
+	if status, raw := do(t, "DELETE", base+"/api/chats/parcels/messages/u1", keyAlice, ""); status != 404 {
+		t.Errorf("alice deletes bob's message: %d %s, want 404", status, raw)
+	}
+	// Bob deletes the message: gone from recall and from the summary.
+	if status, raw := do(t, "DELETE", base+"/api/chats/parcels/messages/u1", keyBob, ""); status != 204 {
+		t.Fatalf("bob deletes u1: %d %s", status, raw)
+	}
+	if status, got, raw := recallAs(t, base, "parcels", keyBob, "tracking number of parcel 1"); status != 200 || got.found("TRK-88001-QX") {
+		t.Errorf("recall after deleting u1: %d %s", status, raw)
+	}
+	if status, raw := do(t, "GET", base+"/api/chats/parcels/summary", keyBob, ""); status != 200 || strings.Contains(raw, "TRK-88001") || !strings.Contains(raw, "deleted at the user") {
+		t.Errorf("summary after deleting u1: %d %.300s", status, raw)
+	}
+	if status, raw := do(t, "DELETE", base+"/api/chats/parcels/messages/u1", keyBob, ""); status != 404 {
+		t.Errorf("deleting u1 again: %d %s, want 404", status, raw)
+	}
+	// The other messages are still there, until the summary is deleted.
+	if status, got, raw := recallAs(t, base, "parcels", keyBob, "tracking number of parcel 3"); status != 200 || !got.found("TRK-88003-QX") {
+		t.Errorf("recall of u3 after deleting u1: %d %s", status, raw)
+	}
+	if status, raw := do(t, "DELETE", base+"/api/chats/parcels/summary", keyBob, ""); status != 204 {
+		t.Fatalf("delete summary: %d %s", status, raw)
+	}
+	if status, got, raw := recallAs(t, base, "parcels", keyBob, "tracking number of parcel 3"); status != 200 || len(got.Excerpts) != 0 {
+		t.Errorf("recall after deleting the summary: %d %s", status, raw)
+	}
+	// Bad requests.
+	for _, tt := range []struct{ name, body, want string }{
+		{"NoWords", `{"query":"  ?! "}`, "query"},
+		{"K", `{"query":"parcel","k":99}`, "k: must be 1 to"},
+		{"NotJSON", `{"query":`, ""},
+	} {
+		if status, raw := do(t, "POST", base+"/api/chats/parcels/recall", keyBob, tt.body); status != 400 || !strings.Contains(raw, tt.want) {
+			t.Errorf("%s: %d %s, want a 400 with %q", tt.name, status, raw, tt.want)
+		}
+	}
+}
+
+// TestRecallRequestMessages: a client that sends its history with the
+// query is answered from it, where the stored summary covers it.
+func TestRecallRequestMessages(t *testing.T) {
+	base := startServer(t, nil, "-trigger", "150", "-archive-ttl", "0")
+	chat := factChat(8)
+	if status, raw := do(t, "POST", base+"/api/chats/c/payload", "", body(t, map[string]any{"messages": chat})); status != 200 || !strings.Contains(raw, `"summarized":true`) {
+		t.Fatalf("payload: %d %.300s", status, raw)
+	}
+	status, raw := do(t, "POST", base+"/api/chats/c/recall", "", body(t, map[string]any{"query": "tracking number of parcel 2", "messages": chat}))
+	if status != 200 || !strings.Contains(raw, "TRK-88002-QX") {
+		t.Errorf("recall from the request's messages: %d %s", status, raw)
+	}
+	// Without an archive, and without messages, nothing to search.
+	status, raw = do(t, "POST", base+"/api/chats/c/recall", "", body(t, map[string]any{"query": "tracking number of parcel 2"}))
+	if status != 200 || strings.Contains(raw, "TRK-88002-QX") || !strings.Contains(raw, `"excerpts":[]`) {
+		t.Errorf("recall without archive or messages: %d %s", status, raw)
+	}
+}
+
+// TestArchiveBounds: the archive follows the summary (an edited message is
+// archived as it is now, one the summary no longer covers leaves it with a
+// whole history), keeps a tenant under its byte cap by evicting its
+// oldest messages, and drops a chat ttl after its last write, by a fake
+// clock.
+func TestArchiveBounds(t *testing.T) {
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	chat := factChat(6)
+	ids := func(msgs []recap.Message) []string {
+		var out []string
+		for _, m := range msgs {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	covering := func(msgs []recap.Message) recap.Summary {
+		return recap.Summary{Text: "s", LastMessageID: msgs[len(msgs)-1].ID, Covered: ids(msgs)}
+	}
+
+	a := newArchive(time.Hour, 1<<20, clock)
+	a.sync("t", "k", chat, covering(chat[:6]))
+	if got := ids(a.messages("k")); strings.Join(got, ",") != "u1,a1,u2,a2,u3,a3" {
+		t.Fatalf("archived %v, want the 6 covered messages", got)
+	}
+	// An echo (no covered message but new ones) adds, never removes.
+	a.sync("t", "k", chat[6:9], covering(chat[:9]))
+	if got := len(a.messages("k")); got != 9 {
+		t.Errorf("after an echo: %d messages, want 9", got)
+	}
+	// A whole history with u2 edited and a2 deleted (a summary that no
+	// longer covers it).
+	edited := append([]recap.Message(nil), chat[:9]...)
+	edited[2].Content = "Item 2: the tracking number is TRK-99999-ZZ."
+	edited = append(edited[:3], edited[4:]...)
+	a.sync("t", "k", edited, covering(edited))
+	got := a.messages("k")
+	if strings.Join(ids(got), ",") != "u1,a1,u2,u3,a3,u4,a4,u5" || got[2].Content != edited[2].Content {
+		t.Errorf("after an edit and a deletion: %v (u2: %q)", ids(got), got[2].Content)
+	}
+	if !a.remove("k", "u3") || a.remove("k", "u3") || a.remove("other", "u1") {
+		t.Error("remove: want true once, then false, and false for another chat")
+	}
+
+	// The tenant's cap: its oldest messages go first.
+	size := messageSize(recap.ChainIDs(chat)[0])
+	small := newArchive(time.Hour, 4*size, clock)
+	small.sync("t", "k", chat, covering(chat[:12]))
+	if n := small.stored("t"); n > 4*size || n == 0 {
+		t.Errorf("tenant stores %d bytes, cap %d", n, 4*size)
+	}
+	if got := ids(small.messages("k")); len(got) == 0 || got[len(got)-1] != "a6" || got[0] == "u1" {
+		t.Errorf("after the cap: %v, want the newest kept", got)
+	}
+
+	// The TTL, by the clock; a write refreshes it.
+	now = now.Add(50 * time.Minute)
+	a.sync("t", "k", edited, covering(edited))
+	now = now.Add(50 * time.Minute)
+	if len(a.messages("k")) == 0 {
+		t.Error("dropped 50 minutes after its last write, ttl 1h")
+	}
+	now = now.Add(time.Hour)
+	if got := a.messages("k"); got != nil || a.stored("t") != 0 {
+		t.Errorf("after the ttl: %d messages, %d bytes", len(got), a.stored("t"))
+	}
+	// Erase.
+	a.sync("t", "k", chat, covering(chat[:6]))
+	a.erase("k")
+	if a.messages("k") != nil || a.stored("t") != 0 {
+		t.Error("erase left messages or bytes")
+	}
+}
+
+// TestArchiveGrowth measures what the archive holds per 1,000 messages of
+// the CLI's long sample chat (examples/recap/testdata/chats/long.json,
+// 522 messages) folded by the server's Compressor at trigger 1000:
+//
+//	go test -run TestArchiveGrowth -v ./examples/server/
+func TestArchiveGrowth(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "recap", "testdata", "chats", "long.json"))
+	if err != nil {
+		t.Skipf("the CLI's sample chat is not beside this module: %v", err)
+	}
+	var msgs []recap.Message
+	if err := json.Unmarshal(data, &msgs); err != nil {
+		t.Fatal(err)
+	}
+	ar := newArchive(DefaultArchiveTTL, DefaultTenantMaxStoredBytes, nil)
+	cfg := testConfig()
+	cfg.Archive = ar
+	h, _ := newHandlerConfig(t, nil, cfg, recap.WithTriggerTokens(1000))
+	w := serve(h, context.Background(), "/api/chats/long/payload", body(t, map[string]any{"messages": msgs}))
+	var res struct{ Summary recap.Summary }
+	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &res) != nil || len(res.Summary.Covered) == 0 {
+		t.Fatalf("payload: %d %.300s", w.Code, w.Body.String())
+	}
+	n, stored := len(ar.messages(storeKey(devTenant, "long"))), ar.stored(devTenant)
+	if n != len(res.Summary.Covered) {
+		t.Errorf("archived %d messages, the summary covers %d", n, len(res.Summary.Covered))
+	}
+	t.Logf("%d messages archived, %d bytes: %d bytes per 1,000 messages (the chat's JSON: %d bytes for %d messages)",
+		n, stored, stored*1000/int64(n), len(data), len(msgs))
+}
