@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/examples/sqlstore"
 )
 
 // factChat is a chat of n conversations, each user message stating a
@@ -151,83 +151,10 @@ func TestRecallRequestMessages(t *testing.T) {
 	}
 }
 
-// TestArchiveBounds: the archive follows the summary (an edited message is
-// archived as it is now, one the summary no longer covers leaves it with a
-// whole history), keeps a tenant under its byte cap by evicting its
-// oldest messages, and drops a chat ttl after its last write, by a fake
-// clock.
-func TestArchiveBounds(t *testing.T) {
-	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	chat := factChat(6)
-	ids := func(msgs []recap.Message) []string {
-		var out []string
-		for _, m := range msgs {
-			out = append(out, m.ID)
-		}
-		return out
-	}
-	covering := func(msgs []recap.Message) recap.Summary {
-		return recap.Summary{Text: "s", LastMessageID: msgs[len(msgs)-1].ID, Covered: ids(msgs)}
-	}
-
-	a := newArchive(time.Hour, 1<<20, clock)
-	a.sync("t", "k", chat, covering(chat[:6]))
-	if got := ids(a.messages("k")); strings.Join(got, ",") != "u1,a1,u2,a2,u3,a3" {
-		t.Fatalf("archived %v, want the 6 covered messages", got)
-	}
-	// An echo (no covered message but new ones) adds, never removes.
-	a.sync("t", "k", chat[6:9], covering(chat[:9]))
-	if got := len(a.messages("k")); got != 9 {
-		t.Errorf("after an echo: %d messages, want 9", got)
-	}
-	// A whole history with u2 edited and a2 deleted (a summary that no
-	// longer covers it).
-	edited := append([]recap.Message(nil), chat[:9]...)
-	edited[2].Content = "Item 2: the tracking number is TRK-99999-ZZ."
-	edited = append(edited[:3], edited[4:]...)
-	a.sync("t", "k", edited, covering(edited))
-	got := a.messages("k")
-	if strings.Join(ids(got), ",") != "u1,a1,u2,u3,a3,u4,a4,u5" || got[2].Content != edited[2].Content {
-		t.Errorf("after an edit and a deletion: %v (u2: %q)", ids(got), got[2].Content)
-	}
-	if !a.remove("k", "u3") || a.remove("k", "u3") || a.remove("other", "u1") {
-		t.Error("remove: want true once, then false, and false for another chat")
-	}
-
-	// The tenant's cap: its oldest messages go first.
-	size := messageSize(recap.ChainIDs(chat)[0])
-	small := newArchive(time.Hour, 4*size, clock)
-	small.sync("t", "k", chat, covering(chat[:12]))
-	if n := small.stored("t"); n > 4*size || n == 0 {
-		t.Errorf("tenant stores %d bytes, cap %d", n, 4*size)
-	}
-	if got := ids(small.messages("k")); len(got) == 0 || got[len(got)-1] != "a6" || got[0] == "u1" {
-		t.Errorf("after the cap: %v, want the newest kept", got)
-	}
-
-	// The TTL, by the clock; a write refreshes it.
-	now = now.Add(50 * time.Minute)
-	a.sync("t", "k", edited, covering(edited))
-	now = now.Add(50 * time.Minute)
-	if len(a.messages("k")) == 0 {
-		t.Error("dropped 50 minutes after its last write, ttl 1h")
-	}
-	now = now.Add(time.Hour)
-	if got := a.messages("k"); got != nil || a.stored("t") != 0 {
-		t.Errorf("after the ttl: %d messages, %d bytes", len(got), a.stored("t"))
-	}
-	// Erase.
-	a.sync("t", "k", chat, covering(chat[:6]))
-	a.erase("k")
-	if a.messages("k") != nil || a.stored("t") != 0 {
-		t.Error("erase left messages or bytes")
-	}
-}
-
 // TestArchiveGrowth measures what the archive holds per 1,000 messages of
 // the CLI's long sample chat (examples/recap/testdata/chats/long.json,
-// 522 messages) folded by the server's Compressor at trigger 1000:
+// 522 messages) folded by the server's Compressor at trigger 1000, in a
+// SQLite file: the rows' bytes and the file's growth.
 //
 //	go test -run TestArchiveGrowth -v ./examples/server/
 func TestArchiveGrowth(t *testing.T) {
@@ -239,19 +166,49 @@ func TestArchiveGrowth(t *testing.T) {
 	if err := json.Unmarshal(data, &msgs); err != nil {
 		t.Fatal(err)
 	}
-	ar := newArchive(DefaultArchiveTTL, DefaultTenantMaxStoredBytes, nil)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "recap.db")
+	st, db, err := sqlstore.OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	size := func() int64 {
+		if _, err := db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	before := size()
+	ar, err := st.Archive(DefaultArchiveTTL, DefaultTenantMaxStoredBytes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := testConfig()
 	cfg.Archive = ar
 	h, _ := newHandlerConfig(t, nil, cfg, recap.WithTriggerTokens(1000))
-	w := serve(h, context.Background(), "/api/chats/long/payload", body(t, map[string]any{"messages": msgs}))
+	w := serve(h, ctx, "/api/chats/long/payload", body(t, map[string]any{"messages": msgs}))
 	var res struct{ Summary recap.Summary }
 	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &res) != nil || len(res.Summary.Covered) == 0 {
 		t.Fatalf("payload: %d %.300s", w.Code, w.Body.String())
 	}
-	n, stored := len(ar.messages(storeKey(devTenant, "long"))), ar.stored(devTenant)
-	if n != len(res.Summary.Covered) {
+	archived, err := ar.Messages(ctx, storeKey(devTenant, "long"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := ar.Stored(ctx, devTenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(archived))
+	if n != int64(len(res.Summary.Covered)) {
 		t.Errorf("archived %d messages, the summary covers %d", n, len(res.Summary.Covered))
 	}
-	t.Logf("%d messages archived, %d bytes: %d bytes per 1,000 messages (the chat's JSON: %d bytes for %d messages)",
-		n, stored, stored*1000/int64(n), len(data), len(msgs))
+	grown := size() - before
+	t.Logf("%d messages archived: %d bytes of rows, %d per 1,000 messages; the SQLite file grew %d bytes, %d per 1,000 messages (the chat's JSON: %d bytes for %d messages)",
+		n, stored, stored*1000/n, grown, grown*1000/n, len(data), len(msgs))
 }

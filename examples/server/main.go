@@ -234,9 +234,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	var ar *archive
+	var ar archive
 	if o.archiveTTL > 0 {
-		ar = newArchive(o.archiveTTL, o.tenantStored, now)
+		if ar, err = st.Archive(o.archiveTTL, o.tenantStored, now); err != nil {
+			return err
+		}
 	}
 	srv := o.httpServer(log, NewServer(log, Config{
 		Keys: keys, Timeout: o.timeout,
@@ -321,7 +323,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.role, "summary-role", DefaultSummaryRole, "role of the summary message in payloads: user, system or assistant")
 	fs.IntVar(&o.maxMsgs, "max-messages", DefaultMaxMessages, "messages a request may hold")
 	fs.IntVar(&o.maxStored, "max-stored-bytes", DefaultMaxStoredBytes, "bytes a chat's summary may store (text, covered IDs, digests); a larger one is not saved, and the chat backs off")
-	fs.DurationVar(&o.archiveTTL, "archive-ttl", DefaultArchiveTTL, "how long a chat's archive (the messages its summary covers, which POST /api/chats/{id}/recall searches) is kept after its last write, in this process's memory (0: no archive)")
+	fs.DurationVar(&o.archiveTTL, "archive-ttl", DefaultArchiveTTL, "how long a chat's archive (the messages its summary covers, which POST /api/chats/{id}/recall searches) is kept after its last write, in the database of the summaries (0: no archive)")
 	fs.Int64Var(&o.tenantStored, "tenant-max-stored-bytes", DefaultTenantMaxStoredBytes, "bytes one tenant's chat archives may hold; beyond, a chat's oldest archived messages are evicted")
 	fs.IntVar(&o.maxIDBytes, "max-id-bytes", DefaultMaxIDBytes, "bytes a message's ID may hold; a longer one, or one with NUL or invalid UTF-8, is a 400 before any LLM call")
 	fs.IntVar(&o.maxInput, "max-summarize-input", DefaultMaxSummarizeInput, "tokens one summarizer call is given at most; a larger backlog is folded in chunks (0: no limit)")

@@ -90,7 +90,12 @@ func handleRecall(log *slog.Logger, st recap.Store, cfg Config) http.Handler {
 			fail(log, w, r, http.StatusServiceUnavailable, "store unavailable")
 			return
 		}
-		msgs, archived := recallChat(cfg.Archive, key, req)
+		msgs, archived, err := recallChat(ctx, cfg.Archive, key, req)
+		if err != nil {
+			log.ErrorContext(r.Context(), "archive read failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
+			fail(log, w, r, http.StatusServiceUnavailable, "store unavailable")
+			return
+		}
 		found, err := recap.Recall(msgs, s, req.Query, recap.RecallResults(req.K), recap.RecallDropped(archived))
 		var me *recap.MessageError
 		switch {
@@ -119,9 +124,11 @@ func handleRecall(log *slog.Logger, st recap.Store, cfg Config) http.Handler {
 // them), or the query as the current turn if the request has none; and
 // the archived messages, searchable whatever the summary says (a summary
 // Forget withdrew covers none of them).
-func recallChat(ar *archive, key string, req recallRequest) (msgs, archived []recap.Message) {
+func recallChat(ctx context.Context, ar archive, key string, req recallRequest) (msgs, archived []recap.Message, err error) {
 	if ar != nil {
-		archived = ar.messages(key)
+		if archived, err = ar.Messages(ctx, key); err != nil {
+			return nil, nil, err
+		}
 	}
 	have := make(map[string]bool, len(archived))
 	for _, m := range archived {
@@ -136,7 +143,7 @@ func recallChat(ar *archive, key string, req recallRequest) (msgs, archived []re
 	if len(req.Messages) == 0 {
 		msgs = append(msgs, recap.Message{ID: recallQueryID, Role: recap.RoleUser, Content: req.Query})
 	}
-	return msgs, archived
+	return msgs, archived, nil
 }
 
 // handleDeleteMessage answers DELETE /api/chats/{id}/messages/{mid}: the
@@ -163,8 +170,14 @@ func handleDeleteMessage(log *slog.Logger, c *recap.Compressor, cfg Config) http
 		ctx, cancel := context.WithTimeout(r.Context(), cfg.Timeout)
 		defer cancel()
 		key := storeKey(tenantFrom(r.Context()), id)
-		archived := cfg.Archive != nil && cfg.Archive.remove(key, mid)
-		withdrawn, err := c.Forget(ctx, key, mid)
+		archived := false
+		if cfg.Archive != nil {
+			archived, err = cfg.Archive.Remove(ctx, key, mid)
+		}
+		withdrawn := false
+		if err == nil {
+			withdrawn, err = c.Forget(ctx, key, mid)
+		}
 		switch {
 		case err != nil && r.Context().Err() != nil:
 			clientGone(log, w, r, err)

@@ -73,7 +73,7 @@ type Config struct {
 	QueueWait     time.Duration
 	// Archive, if not nil, keeps the messages each chat's summary covers
 	// for POST /api/chats/{id}/recall (-archive-ttl; see archive).
-	Archive *archive
+	Archive archive
 	// Now is the clock of the rate limits; nil means time.Now.
 	Now func() time.Time
 	// Telemetry, if not nil, traces requests (otelhttp), records each
@@ -270,9 +270,7 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 			fail(log, w, r, http.StatusInternalServerError, "store unavailable")
 			return
 		}
-		if cfg.Archive != nil && !res.Older {
-			cfg.Archive.sync(tenantFrom(r.Context()), storeKey(tenantFrom(r.Context()), id), msgs, res.Summary)
-		}
+
 		out := payloadResponse{
 			Payload: res.Payload, PayloadTokens: res.PayloadTokens, Summary: res.Summary,
 			Boundary: res.Summary.LastMessageID, Summarized: res.Summarized, Scheduled: res.Scheduled, Stale: res.Stale,
@@ -296,6 +294,16 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 			out.Warning = publicError(res.Err)
 			if res.Fallback {
 				out.Warning += " (the fallback summarized)"
+			}
+		}
+		if cfg.Archive != nil && !res.Older && !res.Summary.IsZero() {
+			if err := cfg.Archive.Sync(ctx, tenantFrom(r.Context()), storeKey(tenantFrom(r.Context()), id), msgs, res.Summary); err != nil {
+				// The payload stands; recall lacks what this request folded.
+				log.WarnContext(r.Context(), "archive failed", "chat", id, "tenant", tenantFrom(r.Context()), "err", err)
+				if out.Warning != "" {
+					out.Warning += "; "
+				}
+				out.Warning += "the archive of the chat's covered messages was not written (recall lacks them)"
 			}
 		}
 		reply(log, w, http.StatusOK, out)
@@ -345,7 +353,7 @@ const deleteAttempts = 5
 // summarization already scheduled for the chat still holds the history it
 // was given and may save a new summary from it; delete again after it ran
 // (or after the service drained) for a guarantee.
-func handleDeleteSummary(log *slog.Logger, st recap.Store, timeout time.Duration, ar *archive) http.Handler {
+func handleDeleteSummary(log *slog.Logger, st recap.Store, timeout time.Duration, ar archive) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, err := chatID(r.PathValue("id"), "")
 		if err != nil {
@@ -355,11 +363,11 @@ func handleDeleteSummary(log *slog.Logger, st recap.Store, timeout time.Duration
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		key := storeKey(tenantFrom(r.Context()), id)
-		if ar != nil {
-			ar.erase(key) // the chat's covered messages go with its summary
-		}
 		for attempt := 1; ; attempt++ {
 			prev, err := st.Load(ctx, key)
+			if err == nil && ar != nil {
+				err = ar.Erase(ctx, key) // the chat's covered messages go with its summary
+			}
 			if err == nil && !prev.IsZero() {
 				err = st.Save(ctx, key, prev, recap.Summary{})
 			}

@@ -26,7 +26,10 @@ import (
 //  4. digests TEXT NOT NULL DEFAULT '[]' ([recap.Summary.Digests] as a JSON
 //     array) and forgotten TEXT NOT NULL DEFAULT '[]'
 //     ([recap.Summary.Forgotten]); the digest column then covers them too.
-const SchemaVersion = 4
+//  5. The archive table [ArchiveTable], shared by the Store tables of a
+//     database, made if it does not exist (see [Archive]); the Store's own
+//     table is unchanged.
+const SchemaVersion = 5
 
 // VersionTable is the table, beside a Store's own, in which [Store.Migrate]
 // records the schema version of each Store table, one row per table name
@@ -125,7 +128,7 @@ func (s *Store) migrate(ctx context.Context, tx dbtx) error {
 	if version == SchemaVersion {
 		return nil
 	}
-	steps := []func(context.Context, dbtx) error{s.createV1, s.addCoveredV2, s.addLeasesV3, s.addDigestsV4}
+	steps := []func(context.Context, dbtx) error{s.createV1, s.addCoveredV2, s.addLeasesV3, s.addDigestsV4, s.addArchiveV5}
 	for v := version + 1; v <= SchemaVersion; v++ {
 		if err := steps[v-1](ctx, tx); err != nil {
 			return fmt.Errorf("to version %d: %w", v, err)
