@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"sync"
 	"time"
 
 	"github.com/recapgo/recap"
@@ -52,3 +55,77 @@ const DefaultArchiveTTL = 30 * 24 * time.Hour
 // DefaultTenantMaxStoredBytes bounds what one tenant's archives hold
 // (-tenant-max-stored-bytes).
 const DefaultTenantMaxStoredBytes = 64 << 20
+
+// archived remembers, per chat, the summary this process last archived
+// the messages of, so that a payload request writes the archive only when
+// the summary in force changed (a whole history sends every covered
+// message again with each request; each new summary, edits and deletions
+// included, changes it). Another replica's writes are not seen: it
+// archives the same messages once more, which Sync leaves as they are. At
+// most maxArchivedMemo chats; beyond, it starts over.
+type archivedMemo struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const maxArchivedMemo = 100_000
+
+// fresh reports whether s is not the summary last archived for key.
+func (a *archivedMemo) fresh(key string, s recap.Summary) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.m[key] != fingerprint(s)
+}
+
+// done records that the messages s covers are archived for key.
+func (a *archivedMemo) done(key string, s recap.Summary) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil || len(a.m) >= maxArchivedMemo {
+		a.m = map[string]string{}
+	}
+	a.m[key] = fingerprint(s)
+}
+
+// forget drops key, whose archive changed otherwise (a message removed, the
+// archive erased).
+func (a *archivedMemo) forget(key string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.m, key)
+}
+
+// fingerprint tells summaries apart: boundary, covered count, text.
+func fingerprint(s recap.Summary) string {
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%x", s.LastMessageID, len(s.Covered), len(s.Text), sha256.Sum256([]byte(s.Text)))
+}
+
+// memoArchive is an archive that writes a chat's only when its summary
+// changed (see archivedMemo).
+type memoArchive struct {
+	archive
+	memo archivedMemo
+}
+
+func newMemoArchive(a archive) *memoArchive { return &memoArchive{archive: a} }
+
+func (m *memoArchive) Sync(ctx context.Context, tenant, key string, msgs []recap.Message, s recap.Summary) error {
+	if !m.memo.fresh(key, s) {
+		return nil
+	}
+	err := m.archive.Sync(ctx, tenant, key, msgs, s)
+	if err == nil {
+		m.memo.done(key, s)
+	}
+	return err
+}
+
+func (m *memoArchive) Remove(ctx context.Context, key, id string) (bool, error) {
+	m.memo.forget(key)
+	return m.archive.Remove(ctx, key, id)
+}
+
+func (m *memoArchive) Erase(ctx context.Context, key string) error {
+	m.memo.forget(key)
+	return m.archive.Erase(ctx, key)
+}

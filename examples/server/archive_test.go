@@ -212,3 +212,47 @@ func TestArchiveGrowth(t *testing.T) {
 	t.Logf("%d messages archived: %d bytes of rows, %d per 1,000 messages; the SQLite file grew %d bytes, %d per 1,000 messages (the chat's JSON: %d bytes for %d messages)",
 		n, stored, stored*1000/n, grown, grown*1000/n, len(data), len(msgs))
 }
+
+// countingArchive counts the Syncs that reach it.
+type countingArchive struct {
+	archive
+	syncs int
+}
+
+func (c *countingArchive) Sync(context.Context, string, string, []recap.Message, recap.Summary) error {
+	c.syncs++
+	return nil
+}
+
+func (c *countingArchive) Remove(context.Context, string, string) (bool, error) { return true, nil }
+
+// TestMemoArchive: a chat's archive is written once per summary, again
+// when the summary changes or a message was removed.
+func TestMemoArchive(t *testing.T) {
+	ctx := context.Background()
+	inner := &countingArchive{}
+	m := newMemoArchive(inner)
+	s1 := recap.Summary{Text: "one", LastMessageID: "a1", Covered: []string{"u1", "a1"}}
+	s2 := recap.Summary{Text: "two", LastMessageID: "a2", Covered: []string{"u1", "a1", "u2", "a2"}}
+	steps := []struct {
+		key  string
+		s    recap.Summary
+		want int
+	}{
+		{"k", s1, 1}, {"k", s1, 1}, {"other", s1, 2}, {"k", s2, 3}, {"k", s2, 3},
+	}
+	for i, st := range steps {
+		if err := m.Sync(ctx, "t", st.key, nil, st.s); err != nil {
+			t.Fatal(err)
+		}
+		if inner.syncs != st.want {
+			t.Fatalf("step %d: %d syncs, want %d", i, inner.syncs, st.want)
+		}
+	}
+	if _, err := m.Remove(ctx, "k", "u1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Sync(ctx, "t", "k", nil, s2); err != nil || inner.syncs != 4 {
+		t.Errorf("after a removal: %d syncs, want 4 (%v)", inner.syncs, err)
+	}
+}

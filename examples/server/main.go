@@ -236,9 +236,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	var ar archive
 	if o.archiveTTL > 0 {
-		if ar, err = st.Archive(o.archiveTTL, o.tenantStored, now); err != nil {
+		sa, err := st.Archive(o.archiveTTL, o.tenantStored, now)
+		if err != nil {
 			return err
 		}
+		ar = newMemoArchive(sa)
 	}
 	srv := o.httpServer(log, NewServer(log, Config{
 		Keys: keys, Timeout: o.timeout,
