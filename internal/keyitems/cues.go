@@ -26,7 +26,7 @@ const (
 // Japanese, lower-case. Latin phrases match whole words; CJK phrases match
 // anywhere.
 var (
-	constraintCues phrases = (`must|mustn't|never|only|always|allergic|allergy|allergies|intolerant|intolerance|deadline|
+	constraintCues phrases = (`must|mustn't|never|only|always|allergic|allergy|allergies|intolerance|deadline|
 		can't|cannot|can not|won't|not allowed|forbidden|no way|at the latest|at most|at least|no more than|required|mandatory|
 		halal|kosher|vegan|vegetarian|celiac|coeliac|gluten-free|epipen|strictly|non-negotiable|under no circumstances|
 		jamais|doit|doivent|dois|devons|il faut|faut|seulement|uniquement|allergique|allergie|intolérant|intolérance|impératif|
@@ -93,11 +93,49 @@ var (
 		ありがとう|どういたしまして|こんにちは`)
 )
 
-// lex holds every cue phrase.
-var lex = newLexicon(map[Cue]phrases{
+// cueSets are the cue phrases by cue.
+var cueSets = map[Cue]phrases{
 	Constraint: constraintCues, Limit: limitCues, Decision: decisionCues, Correction: correctionCues,
 	Update: updateCues, FirstPerson: firstPersonCues, Open: openCues, Courtesy: courtesyCues,
-})
+}
+
+// lex holds every cue phrase.
+var lex = newLexicon(cueSets)
+
+// Phrases returns every cue phrase, each once, for audits of the cue lists
+// (see WithoutPhrase).
+func Phrases() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ps := range cueSets {
+		for _, p := range strings.Split(string(ps), "|") {
+			if p = strings.TrimSpace(p); p != "" && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// WithoutPhrase makes the cue lexicon lack phrase until restore is
+// called: an ablation, for an audit of what each phrase does to a
+// benchmark. It is not safe to call while cues are read concurrently.
+func WithoutPhrase(phrase string) (restore func()) {
+	sets := make(map[Cue]phrases, len(cueSets))
+	for c, ps := range cueSets {
+		var kept []string
+		for _, p := range strings.Split(string(ps), "|") {
+			if strings.TrimSpace(p) != phrase {
+				kept = append(kept, p)
+			}
+		}
+		sets[c] = phrases(strings.Join(kept, "|"))
+	}
+	old := lex
+	lex = newLexicon(sets)
+	return func() { lex = old }
+}
 
 // Stop holds words too common to tell units apart, in the cue languages.
 var Stop = WordSet(`a an and are as at be been but by can could did do does for from had has have he her him his how i if in into is it
