@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/recapgo/recap"
 	"github.com/recapgo/recap/examples/recap/internal/chatapi"
@@ -61,4 +63,21 @@ func (cfg configuration) compressor(path string, stderr io.Writer) (*recap.Compr
 		return nil, nil, err
 	}
 	return c, st, nil
+}
+
+// failer returns how a command reports err on stderr: with one "recap: "
+// prefix, though the library's errors carry their own, and exitFail.
+func failer(stderr io.Writer) func(error) int {
+	return func(err error) int {
+		fmt.Fprintf(stderr, "recap: %s\n", strings.TrimPrefix(err.Error(), "recap: "))
+		return exitFail
+	}
+}
+
+// chatFailer is fail for an error about the chat read from name, which it
+// names once.
+func chatFailer(fail func(error) int, name string) func(error) int {
+	return func(err error) int {
+		return fail(fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "recap: ")))
+	}
 }

@@ -99,10 +99,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	case *f.standin != "" && !retention.IsStandin(*f.standin):
 		return usageError(stderr, "eval", fmt.Errorf("-standin %q: want one of %s", *f.standin, retention.StandinNames))
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "recap: %s\n", strings.TrimPrefix(err.Error(), "recap: "))
-		return exitFail
-	}
+	fail := failer(stderr)
 	tok, err := newTokenizer(*f.encoding, *f.model)
 	if err != nil {
 		return fail(err)

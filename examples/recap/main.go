@@ -185,12 +185,7 @@ func runCompress(ctx context.Context, cmd string, args []string, stdin io.Reader
 		chatID = defaultChatID(path)
 	}
 
-	// Errors print with one "recap: " prefix, though the library's errors
-	// carry their own; errors about the chat name it once.
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "recap: %s\n", strings.TrimPrefix(err.Error(), "recap: "))
-		return exitFail
-	}
+	fail := failer(stderr)
 	tok, err := newTokenizer(*f.encoding, *f.model)
 	if err != nil {
 		return fail(err)
@@ -199,9 +194,7 @@ func runCompress(ctx context.Context, cmd string, args []string, stdin io.Reader
 	if err != nil {
 		return fail(err)
 	}
-	failChat := func(err error) int {
-		return fail(fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "recap: ")))
-	}
+	failChat := chatFailer(fail, name)
 
 	opts, auto, err := setup.Options(lookup, envPrefixes, f.fs, f.trigger, f.window) // RECAP_ wins over VITE_
 	if err != nil {

@@ -83,10 +83,7 @@ func runRecall(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if chatID == "" {
 		chatID = defaultChatID(path)
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "recap: %s\n", strings.TrimPrefix(err.Error(), "recap: "))
-		return exitFail
-	}
+	fail := failer(stderr)
 	tok, err := newTokenizer(*f.encoding, *f.model)
 	if err != nil {
 		return fail(err)
@@ -95,9 +92,7 @@ func runRecall(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return fail(err)
 	}
-	failChat := func(err error) int {
-		return fail(fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "recap: ")))
-	}
+	failChat := chatFailer(fail, name)
 	opts, auto, err := setup.Options(lookup, envPrefixes, f.fs, f.trigger, f.window)
 	if err != nil {
 		return fail(err)

@@ -442,10 +442,7 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err := checkCounterFlags(f.fs); err != nil {
 		return usageError(stderr, "simulate", err)
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "recap: %s\n", strings.TrimPrefix(err.Error(), "recap: "))
-		return exitFail
-	}
+	fail := failer(stderr)
 	tok, err := newTokenizer(*f.encoding, *f.model)
 	if err != nil {
 		return fail(err)
@@ -454,9 +451,7 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err != nil {
 		return fail(err)
 	}
-	failChat := func(err error) int {
-		return fail(fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "recap: ")))
-	}
+	failChat := chatFailer(fail, name)
 	// The environment's options are checked once here, with errors that
 	// name the variable.
 	if _, _, err := setup.Options(lookup, envPrefixes, f.fs, f.trigger, f.window); err != nil {

@@ -59,6 +59,10 @@ func handleRecall(log *slog.Logger, st recap.Store, cfg Config) http.Handler {
 			fail(log, w, r, http.StatusBadRequest, err.Error())
 			return
 		}
+		if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+			fail(log, w, r, http.StatusUnsupportedMediaType, "content type must be application/json")
+			return
+		}
 		var req recallRequest
 		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 		if err := dec.Decode(&req); err != nil {
