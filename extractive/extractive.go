@@ -112,9 +112,11 @@ func roleWeight(speaker string) float64 {
 }
 
 // Summarize merges req.Previous and req.Messages into a summary of at most
-// the budget's tokens (see the package documentation). The same request
-// always gives the same summary. It returns "" only for a request without
-// text, and fails only if ctx is done.
+// the budget's tokens (see the package documentation). The statements of
+// req.Missing (recap's summary check asking again) are preferred to others
+// worth as much. The same request always gives the same summary. It
+// returns "" only for a request without text, and fails only if ctx is
+// done.
 func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
