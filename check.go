@@ -87,10 +87,11 @@ type statement struct {
 
 // inputItems returns the key items of a summarization's input: the
 // previous summary's, then each folded message's, oldest first, each
-// value once (where it was stated last, and as the user's if the user
-// stated it). A value that a later statement says is no longer true
-// ("BW-58213, not BW-58231") is no item, nor is a statement that a later
-// one corrects.
+// value once: in the user's last statement of it if the user stated it,
+// else in the last statement of it, with that statement's speaker (an
+// assistant's echo of a user's value is never quoted as the user's). A
+// value that a later statement says is no longer true ("BW-58213, not
+// BW-58231") is no item, nor is a statement that a later one corrects.
 func inputItems(previous string, msgs []Message) []KeyItem {
 	sts := previousStatements(previous)
 	for _, m := range msgs {
@@ -119,9 +120,12 @@ func inputItems(previous string, msgs []Message) []KeyItem {
 			byValue[v] = f
 			order = append(order, v)
 		}
+		f.at = at
+		if f.user && !st.user {
+			return // the user's own words state it; a later echo is not theirs
+		}
 		f.item = KeyItem{Kind: kind, Value: v, Statement: st.text, Speaker: st.speaker, MessageID: st.id}
 		f.user = f.user || st.user
-		f.at = at
 	}
 	corrected := map[string]int{} // value (or core) to the index of the last statement that says it is no longer true
 	for i, st := range sts {
@@ -160,9 +164,6 @@ func inputItems(previous string, msgs []Message) []KeyItem {
 		}
 		if at, ok := corrected[numberCore(v)]; ok && at > f.at {
 			continue
-		}
-		if f.user {
-			f.item.Speaker = "User"
 		}
 		out = append(out, f.item)
 	}

@@ -97,6 +97,15 @@ func TestInputItems(t *testing.T) {
 	if len(items) != 1 || items[0].Speaker != "User" || items[0].MessageID != "2" || items[0].Statement != "Yes, INC-20931 is the one." {
 		t.Errorf("attribution: %+v", items)
 	}
+	// The assistant's later echo of the user's value is not quoted as the
+	// user's: the item keeps the user's own statement.
+	items = inputItems("", []Message{
+		{ID: "1", Role: RoleUser, Content: "The budget is 14.500 euros now."},
+		{ID: "2", Role: RoleAssistant, Content: "Understood: with 14.500 euros, quartz is within reach."},
+	})
+	if len(items) != 1 || items[0].Speaker != "User" || items[0].MessageID != "1" || items[0].Statement != "The budget is 14.500 euros now." {
+		t.Errorf("attribution of an echo: %+v", items)
+	}
 }
 
 func TestMissingItems(t *testing.T) {
