@@ -46,8 +46,9 @@ type SummaryCheck struct {
 	// verbatim, under [RepairHeading].
 	Repaired []KeyItem
 	// Unfit are the items of Missing that did not fit in the summary's
-	// token budget: the assistant's before the user's, and of one
-	// speaker, the oldest.
+	// token budget: the assistant's before the user's; of one speaker,
+	// the folded messages' before the previous summary's; and of those,
+	// the oldest.
 	Unfit []KeyItem
 }
 
@@ -401,21 +402,26 @@ func missingItems(want []KeyItem, summary string) []KeyItem {
 }
 
 // repair puts the statements of missing into summary, as many as fit in
-// limit tokens counted by count, the user's before the others' and of one
-// speaker the newest first: each in place of a list item of the summary
-// that says the same in other words (most of the words of each are the
-// other's), or else appended under RepairHeading in the order they were
-// stated. It returns the summary and the items it put in and left out.
+// limit tokens counted by count, in the order of priority below: each in
+// place of a list item of the summary that says the same in other words
+// (most of the words of each are the other's), or else appended under
+// RepairHeading in the order they were stated. It returns the summary and the items it put in and left out.
 func repair(summary string, missing []KeyItem, limit int, count func(string) int) (string, []KeyItem, []KeyItem) {
 	if len(missing) == 0 {
 		return summary, nil, nil
 	}
-	// Priority: user items, newest first, then the others, newest first.
+	// Priority: the user's items before the others'; of one speaker, what
+	// the previous summary held (MessageID "") before what the folded
+	// messages state, so that the next summary holds what the last one
+	// did; and of those, the newest first, so that the budget forces the
+	// oldest out.
 	prio := make([]int, 0, len(missing))
 	for _, user := range []bool{true, false} {
-		for i := len(missing) - 1; i >= 0; i-- {
-			if (missing[i].Speaker == "User") == user {
-				prio = append(prio, i)
+		for _, prev := range []bool{true, false} {
+			for i := len(missing) - 1; i >= 0; i-- {
+				if (missing[i].Speaker == "User") == user && (missing[i].MessageID == "") == prev {
+					prio = append(prio, i)
+				}
 			}
 		}
 	}

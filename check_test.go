@@ -155,26 +155,31 @@ func TestRepair(t *testing.T) {
 	}
 	tests := []struct {
 		name         string
+		prev         []KeyItem // the previous summary's items, before missing
 		limit        int
 		want         string
 		added, unfit []string
 	}{
-		{"all fit", 100, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- Assistant: \"Your ticket is RMA-7741.\"\n- User: \"It must arrive by 14 March.\"\n- User: \"Kovács must get it by 14 March.\"",
+		{"all fit", nil, 100, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- Assistant: \"Your ticket is RMA-7741.\"\n- User: \"It must arrive by 14 March.\"\n- User: \"Kovács must get it by 14 March.\"",
 			[]string{"identifier bw-58231", "identifier rma-7741", "number 14 march", "name kovács"}, nil},
 		// A limit of -1 is the size of the summary wanted: what it adds
 		// fits, the next item would not.
-		{"the user's first, newest first", -1, "Summary.\n\n" + RepairHeading + "\n- User: \"It must arrive by 14 March.\"\n- User: \"Kovács must get it by 14 March.\"",
+		{"the user's first, newest first", nil, -1, "Summary.\n\n" + RepairHeading + "\n- User: \"It must arrive by 14 March.\"\n- User: \"Kovács must get it by 14 March.\"",
 			[]string{"number 14 march", "name kovács"}, []string{"identifier bw-58231", "identifier rma-7741"}},
-		{"a shorter older one fits where a newer one would not", -1, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- User: \"Kovács must get it by 14 March.\"",
+		{"a shorter older one fits where a newer one would not", nil, -1, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- User: \"Kovács must get it by 14 March.\"",
 			[]string{"identifier bw-58231", "name kovács"}, []string{"identifier rma-7741", "number 14 march"}},
-		{"nothing fits", 5, "Summary.", nil, []string{"identifier bw-58231", "identifier rma-7741", "number 14 march", "name kovács"}},
+		{"nothing fits", nil, 5, "Summary.", nil, []string{"identifier bw-58231", "identifier rma-7741", "number 14 march", "name kovács"}},
+		// What the previous summary held (MessageID "") comes before what
+		// the folded messages state, of one speaker.
+		{"the previous summary's first", []KeyItem{{Kind: "statement", Value: "leo is allergic to peanuts.", Statement: "Leo is allergic to peanuts.", Speaker: "User"}}, -1, "Summary.\n\n" + RepairHeading + "\n- User: \"Leo is allergic to peanuts.\"\n- User: \"Kovács must get it by 14 March.\"",
+			[]string{"statement leo is allergic to peanuts.", "name kovács"}, []string{"identifier bw-58231", "identifier rma-7741", "number 14 march"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.limit < 0 {
 				tt.limit = count(tt.want)
 			}
-			got, added, unfit := repair("Summary.", missing, tt.limit, count)
+			got, added, unfit := repair("Summary.", append(tt.prev[:len(tt.prev):len(tt.prev)], missing...), tt.limit, count)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("summary mismatch (-want +got):\n%s", diff)
 			}

@@ -388,8 +388,9 @@ func WithMaxSummaryTokens(n int) Option {
 // [SummarizeRequest.Missing]; those still missing are appended verbatim,
 // with their speakers, under [RepairHeading], as many as fit in
 // WithMaxSummaryTokens (without it, in half the trigger) and in the size of
-// the input: the user's before the assistant's, and of one speaker the
-// newest first. [Result.Check], the SummaryChecked hook and the logger say
+// the input: the user's before the assistant's; of one speaker, what the
+// previous summary held before what the folded messages state; and of
+// those, the newest first (the budget forces the oldest out). [Result.Check], the SummaryChecked hook and the logger say
 // what was missing, repaired and left out. The check is deterministic and
 // reads numbers, identifiers and links alike in every language; names and
 // statements of constraints, decisions and corrections are read by cue
