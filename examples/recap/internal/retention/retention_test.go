@@ -120,14 +120,14 @@ func TestRetentionLevels(t *testing.T) {
 		minKept      int
 	}{
 		{"testdata/insample", "", true, 105},
-		{"testdata/insample", "concise", true, 94},
-		{"testdata/insample", "drop", true, 88},
+		{"testdata/insample", "concise", true, 93},
+		{"testdata/insample", "drop", true, 97},
 		{"testdata/insample", "vague", true, 99},
 		{"testdata/heldout", "", false, 173},
-		{"testdata/heldout", "", true, 184},
-		{"testdata/heldout", "concise", true, 193},
-		{"testdata/heldout", "drop", true, 172},
-		{"testdata/heldout", "vague", true, 173},
+		{"testdata/heldout", "", true, 199},
+		{"testdata/heldout", "concise", true, 201},
+		{"testdata/heldout", "drop", true, 185},
+		{"testdata/heldout", "vague", true, 171},
 	}
 	for _, tt := range tests {
 		name := strings.TrimPrefix(tt.set, "testdata/") + "/" + tt.standin

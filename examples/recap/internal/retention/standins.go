@@ -159,7 +159,16 @@ var (
 // figures.
 func vagueText(s string) string {
 	s = identifier.ReplaceAllString(s, "")
-	return number.ReplaceAllStringFunc(s, func(n string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range number.FindAllStringIndex(s, -1) {
+		b.WriteString(s[last:m[0]])
+		last = m[1]
+		n := s[m[0]:m[1]]
+		if strings.HasSuffix(s[:m[0]], "about ") {
+			b.WriteString(n) // a round figure already: vague again, it stays as it is
+			continue
+		}
 		digits := strings.Map(func(r rune) rune {
 			if r >= '0' && r <= '9' {
 				return r
@@ -168,9 +177,12 @@ func vagueText(s string) string {
 		}, strings.SplitN(strings.TrimLeft(n, "£$€¥"), ".", 2)[0])
 		v, err := strconv.ParseFloat(digits, 64)
 		if err != nil || v < 10 {
-			return "a few"
+			b.WriteString("a few")
+			continue
 		}
 		p := math.Pow(10, math.Floor(math.Log10(v)))
-		return "about " + strconv.FormatFloat(math.Round(v/p)*p, 'f', 0, 64)
-	})
+		b.WriteString("about " + strconv.FormatFloat(math.Round(v/p)*p, 'f', 0, 64))
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }

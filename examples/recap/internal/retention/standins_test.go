@@ -32,10 +32,14 @@ func TestVagueText(t *testing.T) {
 		{`at kim@example.com or https://x.org/a`, `at  or `},
 		{`pg-prod-3 is down`, ` is down`},
 		{`14 March`, `about 10 March`},
+		{`built in about 2000 and sold on 14 March`, `built in about 2000 and sold on about 10 March`}, // vague again: a round figure stays
 	}
 	for _, tt := range tests {
 		if got := vagueText(tt.in); got != tt.want {
 			t.Errorf("vagueText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := vagueText(tt.want); got != tt.want && !strings.Contains(tt.want, "a few") {
+			t.Errorf("vagueText(vagueText(%q)) = %q, want it unchanged", tt.in, got)
 		}
 	}
 }
