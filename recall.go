@@ -18,10 +18,13 @@ import (
 // [Compressor.AnswerRecall]), and gets the passages of those messages that
 // match best: compaction it can undo.
 
-// Defaults and limits of the RecallOptions.
+// Defaults and limits of the RecallOptions. A call with the defaults
+// returns at most 900 tokens of excerpts: about half of a long answer of
+// an assistant each, where the detail asked for is often away from the
+// words the query shares with it.
 const (
 	DefaultRecallResults       = 3   // see RecallResults
-	DefaultRecallExcerptTokens = 200 // see RecallExcerptTokens
+	DefaultRecallExcerptTokens = 300 // see RecallExcerptTokens
 	MinRecallExcerptTokens     = 16  // see RecallExcerptTokens
 )
 

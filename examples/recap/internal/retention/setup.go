@@ -10,9 +10,10 @@
 // lines is measured by its key items instead (see [KeyItems]), a proxy.
 //
 // The built-in chats ([Builtin]) are in two sets: testdata/insample, the
-// 12 chats the extractive summarizer's rules were tuned on, and
-// testdata/heldout, chats written later by authors who had not read the
-// summarizer, never tuned on. The held-out figure is the one to quote.
+// 22 chats the extractive summarizer's rules and the summary check were
+// tuned on, and testdata/heldout, chats written later by authors who had
+// not read the summarizer, never tuned on. The held-out figure is the one
+// to quote.
 //
 // A second table per set measures what the recall tool gives back: for
 // each fact the final payload does not hold, recap.Compressor.Recall is
