@@ -314,6 +314,14 @@ var (
 	weakMarkers   = []string{"not", "pas", "nicht", "kein", "keine", "keinen", "no", "non", "não"}
 	contrastWords = WordSet(`but mais sondern sino ma mas`)
 	cjkMarkers    = []string{"ではなく", "じゃなく", "ではありません", "而不是", "不是"}
+	// strongMarkerWords are the words of each of strongMarkers.
+	strongMarkerWords = func() [][]string {
+		out := make([][]string, len(strongMarkers))
+		for i, m := range strongMarkers {
+			out[i] = strings.Fields(m)
+		}
+		return out
+	}()
 	// markerWords start a marker.
 	markerWords = func() map[string]bool {
 		m := map[string]bool{}
@@ -365,9 +373,11 @@ func Replaced(text string) (old []string, rest string) {
 		}
 	}
 	for i := range toks {
-		for _, m := range strongMarkers {
-			if hasWords(lower, i, m) {
-				add(take(i, i+len(strings.Fields(m))))
+		if markerWords[lower[i]] {
+			for _, m := range strongMarkerWords {
+				if hasWords(lower, i, m) {
+					add(take(i, i+len(m)))
+				}
 			}
 		}
 		for _, m := range weakMarkers {
@@ -443,9 +453,9 @@ func clauseTokens(text string) []string {
 	return out
 }
 
-// hasWords reports whether the words of the phrase m start at lower[i].
-func hasWords(lower []string, i int, m string) bool {
-	for _, w := range strings.Fields(m) {
+// hasWords reports whether the words m of a phrase start at lower[i].
+func hasWords(lower []string, i int, m []string) bool {
+	for _, w := range m {
 		if i >= len(lower) || lower[i] != w {
 			return false
 		}
