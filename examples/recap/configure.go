@@ -22,10 +22,14 @@ type configuration struct {
 // configure returns the configuration of opts (from setup.Options, with
 // auto its extractive budget) and the tokenizer's options, -max-payload
 // (ceiling), -max-input and -summary-tokens (budget, auto when 0), a 0
-// leaving the library's default: the summarizer the environment chooses
-// (an LLM, the extractive one its fallback) or the extractive one.
-func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.Option, auto, budget, ceiling, maxInput int) (configuration, error) {
+// leaving the library's default, and -check: the summarizer the
+// environment chooses (an LLM, the extractive one its fallback) or the
+// extractive one.
+func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.Option, auto, budget, ceiling, maxInput int, check bool) (configuration, error) {
 	opts = append(opts, tok.options()...)
+	if check {
+		opts = append(opts, recap.WithSummaryCheck())
+	}
 	if ceiling != 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(ceiling))
 	}

@@ -66,7 +66,7 @@ func newEvalFlags() *evalFlags {
 		budget:    fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 400)"),
 		ceiling:   fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
 		maxInput:  fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),
-		check:     fs.Bool("check", false, "check each summary against its input and repair it (recap.WithSummaryCheck)"),
+		check:     fs.Bool("check", false, checkUsage),
 		standin:   fs.String("standin", "", "degrade each summary as an LLM may: "+retention.StandinNames+" (a stand-in for measuring -check)"),
 		verbose:   fs.Bool("v", false, "print each chat's final summary and the fate of each fact (or key item)"),
 		plot:      fs.String("plot", "", "write an SVG chart of the facts kept at each turn, per setting, to this file"),
@@ -171,7 +171,7 @@ func evalSetup(lookup func(string) (string, bool), tok *tokenizer, s setting, f 
 	if err != nil {
 		return retention.Setup{}, "", err
 	}
-	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput)
+	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput, false) // NewSetup adds -check
 	if err != nil {
 		return retention.Setup{}, "", err
 	}

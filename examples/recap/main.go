@@ -149,6 +149,7 @@ type compressFlags struct {
 	fs                                           *flag.FlagSet
 	format, encoding, model, store, chat, output *string
 	trigger, window, budget, ceiling, maxInput   *int
+	check                                        *bool
 }
 
 func newCompressFlags(cmd string) *compressFlags {
@@ -166,8 +167,12 @@ func newCompressFlags(cmd string) *compressFlags {
 		budget:   fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 400)"),
 		ceiling:  fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
 		maxInput: fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),
+		check:    fs.Bool("check", false, checkUsage),
 	}
 }
+
+// checkUsage is the usage of -check.
+const checkUsage = "check each new summary against its input and repair it (recap.WithSummaryCheck): an LLM may be asked twice"
 
 // runCompress is the compress and plan commands (cmd): args are the
 // command's flags and the chat.
@@ -200,7 +205,7 @@ func runCompress(ctx context.Context, cmd string, args []string, stdin io.Reader
 	if err != nil {
 		return fail(err)
 	}
-	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput)
+	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput, *f.check)
 	if err != nil {
 		return fail(err)
 	}
@@ -278,6 +283,13 @@ func report(w io.Writer, chat string, msgs []recap.Message, res recap.Result, c 
 		fmt.Fprintf(w, "recap: summarized %d tokens (old summary + new messages) into %d tokens with %s\n",
 			res.Tokens, tok.counter.CountTokens(res.Summary.Text), by)
 		fmt.Fprintf(w, "recap: new boundary: %s\n", res.Summary.LastMessageID)
+		if chk := res.Check; chk != nil {
+			fmt.Fprintf(w, "recap: summary check: %d key items missing", len(chk.Missing))
+			if chk.Retried {
+				fmt.Fprintf(w, " after asking again")
+			}
+			fmt.Fprintf(w, ", %d repaired, %d did not fit\n", len(chk.Repaired), len(chk.Unfit))
+		}
 	case res.Err != nil:
 		fmt.Fprintf(w, "recap: summarizing failed, payload left uncompressed: %v\n", res.Err)
 	default:

@@ -339,6 +339,26 @@ func TestMaxPayload(t *testing.T) {
 	}
 }
 
+// TestCheckFlag: -check makes compress check the new summary
+// (recap.WithSummaryCheck) and report what it found; without it, nothing
+// is checked.
+func TestCheckFlag(t *testing.T) {
+	file := filepath.Join("testdata", "chats", "plain.json")
+	code, out, errOut := runCLI(t, noEnv, "compress", "-check", "-trigger", "100", file)
+	var payload []recap.Message
+	if code != 0 || json.Unmarshal([]byte(out), &payload) != nil || !strings.Contains(errOut, "recap: summary check: ") {
+		t.Fatalf("-check: exit %d\n%s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, noEnv, "compress", "-trigger", "100", file)
+	if code != 0 || strings.Contains(errOut, "summary check") || !strings.Contains(errOut, "summarized") {
+		t.Fatalf("without -check: exit %d\n%s", code, errOut)
+	}
+	code, out, errOut = runCLI(t, noEnv, "simulate", "-check", "-trigger", "100", file)
+	if code != 0 || !strings.Contains(out, "CALLS") {
+		t.Fatalf("simulate -check: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
 // TestBadChats: a chat that cannot be read is an error that names the file
 // once, after one "recap: " prefix, and says what is wrong in JSON terms;
 // content is never dropped silently.

@@ -97,7 +97,7 @@ func runRecall(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return fail(err)
 	}
-	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput)
+	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput, false) // recall makes no summary
 	if err != nil {
 		return fail(err)
 	}

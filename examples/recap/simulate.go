@@ -37,7 +37,7 @@ var envPrefixes = []string{"VITE_", "RECAP_"}
 
 const simulateUsage = `usage: recap simulate [-trigger N | -triggers N,N...] [-window N | -windows N,N...]
                       [-grid] [-max-payload N] [-background] [-price USD]
-                      [-max-turn N] [-clear-keep N] [-per-call]
+                      [-max-turn N] [-clear-keep N] [-per-call] [-check]
                       [-model NAME | -encoding NAME] [-max-input N]
                       [-plot FILE.svg] CHAT.json
 
@@ -100,6 +100,7 @@ type simulation struct {
 	maxPayload int // 0: no ceiling
 	maxInput   int // -max-input; 0: one summarizer call, however large
 	background bool
+	check      bool      // -check
 	maxTurn    int       // -max-turn; 0: turns are not compacted
 	clearKeep  int       // -clear-keep; < 0: tool results are not cleared
 	perCall    bool      // turns are the model calls (callsOf), not the user turns
@@ -180,6 +181,9 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	}
 	if sim.maxTurn != 0 {
 		opts = append(opts, recap.WithMaxTurnTokens(sim.maxTurn))
+	}
+	if sim.check {
+		opts = append(opts, recap.WithSummaryCheck())
 	}
 	if sim.clearKeep >= 0 {
 		opts = append(opts, recap.WithToolResultClearing(sim.clearKeep, 0))
@@ -390,7 +394,7 @@ type simulateFlags struct {
 	format, encoding, model, plot      *string
 	budget, ceiling, maxInput, maxTurn *int
 	clearKeep                          *int
-	background, perCall                *bool
+	background, perCall, check         *bool
 	price                              *float64
 }
 
@@ -409,6 +413,7 @@ func newSimulateFlags() *simulateFlags {
 		maxTurn:    fs.Int("max-turn", 0, "compact a current turn over this many tokens (recap.WithMaxTurnTokens; 0: never)"),
 		clearKeep:  fs.Int("clear-keep", -1, "clear tool outputs older than the N most recent (recap.WithToolResultClearing; -1: never)"),
 		perCall:    fs.Bool("per-call", false, "replay before every model call (after each round of tool results too), not once per user turn"),
+		check:      fs.Bool("check", false, checkUsage),
 		price:      fs.Float64("price", defaultPrice, "`USD` per million input tokens (2.50 is GPT-4o's input price)"),
 		plot:       fs.String("plot", "", "write an SVG chart of the tokens sent per turn to this file"),
 	}
@@ -465,7 +470,7 @@ func runSimulate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	settings, ts, ws := f.gridFlags.settings(set, lookup)
 
 	sim := &simulation{chatID: defaultChatID(path), msgs: msgs, turns: turnsOf(msgs), lookup: lookup, tok: tok,
-		budget: *f.budget, maxPayload: *f.ceiling, maxInput: *f.maxInput, background: *f.background,
+		budget: *f.budget, maxPayload: *f.ceiling, maxInput: *f.maxInput, background: *f.background, check: *f.check,
 		maxTurn: *f.maxTurn, clearKeep: *f.clearKeep, stderr: stderr}
 	if *f.perCall {
 		sim.turns, sim.perCall = callsOf(msgs), true
