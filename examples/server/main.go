@@ -218,6 +218,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if o.instanceID != "" {
 		opts = append(opts, recap.WithLeaseHolder(o.instanceID))
 	}
+	if o.sumCheck {
+		opts = append(opts, recap.WithSummaryCheck())
+	}
 	st, db, where, err := o.openStore(ctx, getenv)
 	if err != nil {
 		return err
@@ -298,7 +301,7 @@ type options struct {
 	brkCool, leaseWait, leaseTTL, grace      time.Duration
 	archiveTTL                               time.Duration
 	tenantStored                             int64
-	noAuth, background, metricsOn            bool
+	noAuth, background, metricsOn, sumCheck  bool
 }
 
 // parseFlags parses args into options and checks them. Bad flags, which
@@ -344,6 +347,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.brkCool, "breaker-cooldown", breaker.DefaultCooldown, "how long the LLM is not called once the breaker opened")
 	fs.BoolVar(&o.noAuth, "insecure-no-auth", false, "serve without authentication, as one tenant: local development only, on a loopback -addr")
 	fs.BoolVar(&o.background, "background", true, "summarize off the request path while the payload fits -max-payload (recap.WithBackground)")
+	fs.BoolVar(&o.sumCheck, "summary-check", false, "check each new summary against its input and repair it (recap.WithSummaryCheck): an LLM may be asked twice, and payload answers say what the check found")
 	fs.IntVar(&o.maxLLMCalls, "max-llm-calls", 0, "the Compressor's LLM calls in flight at once; one more is summarized by the offline fallback at once, so that a stuck LLM holds at most this many requests (0: half of -max-concurrent, at least 1)")
 	fs.IntVar(&o.tenantLLM, "tenant-llm-per-minute", DefaultTenantLLMPerMinute, "LLM calls each tenant's chats may cost a minute (a burst of as many); beyond, the offline fallback summarizes")
 	fs.IntVar(&o.workersN, "summarize-workers", DefaultSummarizeWorkers, "background summarizations running at once")

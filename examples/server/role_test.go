@@ -42,3 +42,36 @@ func TestSummaryRole(t *testing.T) {
 		t.Errorf("-summary-role tool: %v, want an error", err)
 	}
 }
+
+// TestSummaryCheckFlag: with -summary-check, each summary a request makes
+// is checked (recap.WithSummaryCheck) and the answer says what the check
+// found; without it, nothing is checked and the answer has no "check".
+func TestSummaryCheckFlag(t *testing.T) {
+	for _, check := range []bool{true, false} {
+		args := []string{"-trigger", "100"}
+		if check {
+			args = append(args, "-summary-check")
+		}
+		base := startServer(t, nil, args...)
+		status, out := post(t, base+"/api/chats/c/payload", chatJSON(t, 8))
+		if status != 200 || out["summarized"] != true {
+			t.Fatalf("check %v: payload: %d %v", check, status, out)
+		}
+		chk, ok := out["check"].(map[string]any)
+		if ok != check {
+			t.Fatalf("check %v: the answer's check is %v", check, out["check"])
+		}
+		if !check {
+			continue
+		}
+		// The chat states 16 versions and numbers that a summary of 50
+		// tokens cannot all hold: some are missing, asked for again, and
+		// each missing one is repaired or did not fit.
+		missing, _ := chk["missing"].(float64)
+		repaired, _ := chk["repaired"].(float64)
+		unfit, _ := chk["unfit"].(float64)
+		if missing < 1 || chk["retried"] != true || repaired+unfit != missing {
+			t.Errorf("check: %v", chk)
+		}
+	}
+}

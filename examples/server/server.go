@@ -137,6 +137,20 @@ type payloadResponse struct {
 	Dropped   []string `json:"dropped,omitempty"`
 	// Warning is a failure recap absorbed: the payload is still usable.
 	Warning string `json:"warning,omitempty"`
+	// Check is what the summary check found in the summary this request
+	// made (-summary-check); left out otherwise.
+	Check *checkResponse `json:"check,omitempty"`
+}
+
+// checkResponse counts what recap.WithSummaryCheck found (see
+// recap.SummaryCheck): the key items the summary left out, whether the
+// summarizer was asked again, and of those still missing, the ones
+// appended verbatim and the ones that did not fit.
+type checkResponse struct {
+	Missing  int  `json:"missing"`
+	Retried  bool `json:"retried,omitempty"`
+	Repaired int  `json:"repaired"`
+	Unfit    int  `json:"unfit"`
 }
 
 type errorResponse struct {
@@ -277,6 +291,9 @@ func handlePayload(log *slog.Logger, c *recap.Compressor, cfg Config) http.Handl
 		}
 		for _, m := range res.Dropped {
 			out.Dropped = append(out.Dropped, m.ID)
+		}
+		if chk := res.Check; chk != nil {
+			out.Check = &checkResponse{Missing: len(chk.Missing), Retried: chk.Retried, Repaired: len(chk.Repaired), Unfit: len(chk.Unfit)}
 		}
 		if body.anthropic {
 			// An Anthropic request is answered as one: the payload as
