@@ -24,10 +24,12 @@ type KeyItem struct {
 	// "£21,400", "14 march", "kovács"; for a statement, the statement.
 	Value string
 	// Statement is the sentence (or clause) that states the item, verbatim
-	// but for markdown.
+	// but for markdown: the user's last statement of it if the user stated
+	// it, else the last statement of it.
 	Statement string
-	// Speaker is who stated it: "User", "Assistant", "Tool", "System", or
-	// "Summary" for a previous summary's text that names no speaker.
+	// Speaker is who said Statement: "User", "Assistant", "Tool",
+	// "System", or "Summary" for a previous summary's text that names no
+	// speaker.
 	Speaker string
 	// MessageID is the folded message that states it, or "" for the
 	// previous summary.
