@@ -28,7 +28,9 @@
 // make, so a sentence that repeats what is already picked adds little, and
 // a fragment costs its quoting; sentences picked next to each other in one
 // message share one quote. The previous summary's items are split into
-// sentences again and ranked with the new ones, not kept wholesale.
+// sentences again and ranked with the new ones, not kept wholesale; those
+// that state a specific value gain a bonus (what one summary held, the
+// next holds, unless new statements are worth more).
 //
 // # Format
 //
@@ -149,6 +151,15 @@ func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) 
 	s.analyze(us, answered)
 	return s.pick(us), nil
 }
+
+// carryBonus is what an item of the previous summary that states a
+// specific value gains, as much as a decision: what one summary held,
+// the next holds, unless new statements are worth more. Rolling
+// summarization loses a fact one merge at a time: replayed on the 10
+// longer in-sample chats, 35 of the 49 facts the final payloads lost had
+// been in an earlier summary (with the bonus: 42 of 100 facts lost, not
+// 49; on the first 12 in-sample chats, 17 of 120, not 18).
+const carryBonus = 1
 
 // missingBonus is what a unit that states an item of
 // SummarizeRequest.Missing gains, as much as a decision: the second
@@ -466,6 +477,9 @@ func (u *unit) worth(c coverage) float64 {
 	g := feats + u.weight*(min(0.1*float64(fresh), 1)+bonus*frac)
 	if u.cues&keyitems.Question != 0 {
 		g *= 0.7
+	}
+	if u.prev && feats > 0 {
+		g += carryBonus // the previous summary held it: the next one keeps it unless something says more
 	}
 	return g
 }

@@ -39,7 +39,7 @@ var (
 		vietato|al massimo|almeno|non può|non possiamo|non posso|senza glutine|
 		nunca|só|apenas|somente|tem de|tem que|temos de|temos que|tenho de|tenho que|obrigatório|obrigatória|proibido|alérgico|alérgica|
 		alergia|intolerante|no máximo|pelo menos|não posso|não podemos|não pode|sem glúten|de maneira nenhuma|
-		必ず|絶対|だけ|しか|できない|できません|駄目|ダメ|だめ|アレルギー|禁止|いけない|ません|ない|不可|必須`)
+		必ず|絶対|だけ|しか|できない|できません|ダメ|だめ|アレルギー|禁止|いけない|ません|ない|不可|必須`)
 	limitCues phrases = (`need|needs|have to|has to|had to|before|until|budget|max|maximum|minimum|important|limit|not|no|don't|doesn't|
 		besoin|avant|jusqu'à|budget|maximum|minimum|important|pas|ne|
 		brauche|brauchen|vor|bis|budget|maximal|wichtig|nicht|kein|keine|keinen|
