@@ -297,7 +297,7 @@ type summaryText struct {
 func readSummary(text string) summaryText {
 	s := summaryText{lower: strings.ToLower(text), numbers: map[string]bool{}, words: map[string]bool{}}
 	for rest := s.lower; rest != ""; {
-		i := strings.IndexFunc(rest, unicode.IsDigit)
+		i := strings.IndexFunc(rest, isASCIIDigit)
 		if i < 0 {
 			break
 		}
@@ -312,13 +312,17 @@ func readSummary(text string) summaryText {
 	return s
 }
 
-// holds reports whether the summary holds item: an identifier, name or
-// title as written (in any case); a number written alike, or with its
-// unit, currency or month anywhere in the summary ("March 14" for "14
-// march"); a statement by most of its content words.
+// holds reports whether the summary holds item: its statement quoted
+// whole; an identifier, name or title as written (in any case); a number
+// written alike, or with its unit, currency or month anywhere in the
+// summary ("March 14" for "14 march"); a statement by most of its content
+// words.
 func (s summaryText) holds(it KeyItem) bool {
 	if strings.Contains(s.lower, it.Value) {
 		return true
+	}
+	if st := strings.ToLower(strings.ReplaceAll(it.Statement, `"`, "'")); st != "" && strings.Contains(s.lower, st) {
+		return true // its statement quoted whole, as repair quotes it
 	}
 	if it.Kind == "statement" {
 		_, words := keyitems.Features(it.Statement, nil, nil)
@@ -351,7 +355,7 @@ func (s summaryText) holds(it KeyItem) bool {
 // separators between them ("21,400", "21.400" and "21 400" are "21400";
 // "3.5" is "35"), or "" if s has no digit.
 func numberCore(s string) string {
-	i := strings.IndexFunc(s, unicode.IsDigit)
+	i := strings.IndexFunc(s, isASCIIDigit)
 	if i < 0 {
 		return ""
 	}
@@ -359,7 +363,13 @@ func numberCore(s string) string {
 	return c
 }
 
-// numberAt reads the number at the start of s (a digit): its digits
+// isASCIIDigit reports whether r is one of 0 to 9, the digits numberAt
+// reads. (A summary with other digits, "１０" or "۸", read with
+// unicode.IsDigit, made readSummary loop for ever: numberAt read no byte
+// of them.)
+func isASCIIDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+// numberAt reads the number at the start of s (a digit 0 to 9): its digits
 // without separators, and its length in bytes. A separator (, . ' or a
 // space) belongs to the number when a digit follows it; a space, only
 // before a group of exactly three digits (2 450).

@@ -342,6 +342,31 @@ func TestSummaryCheck(t *testing.T) {
 	}
 }
 
+// TestSummaryCheckOtherDigits: a summary with digits other than 0 to 9
+// (full-width ones, common in Japanese; Arabic-Indic ones) is checked
+// like any other. The check read them as digits but parsed only ASCII
+// ones, and looped for ever: Compress never returned.
+func TestSummaryCheckOtherDigits(t *testing.T) {
+	chat := []Message{
+		{ID: "u1", Role: RoleUser, Content: "娘の運動会は１０月４日です。予算は２８万円、取り置き番号は TK-88120 です。"},
+		{ID: "a1", Role: RoleAssistant, Content: "了解です。１０月４日の運動会に間に合うように、予算２８万円で選びましょう。"},
+		{ID: "u2", Role: RoleUser, Content: "ありがとう。۸番のレンズも見たいです。"},
+		{ID: "a2", Role: RoleAssistant, Content: "はい、見てみましょう。"},
+		{ID: "u3", Role: RoleUser, Content: "次は？"},
+	}
+	s := SummarizerFunc(func(context.Context, SummarizeRequest) (string, error) {
+		return "運動会は１０月４日、予算は２８万円、۸番のレンズ。", nil
+	})
+	c := mustNew(t, s, NewMemoryStore(), WithTriggerTokens(2), WithWindowConversations(1), WithSummaryCheck())
+	res, err := c.Compress(context.Background(), "c", chat)
+	if err != nil || res.Err != nil || !res.Summarized || res.Check == nil {
+		t.Fatalf("Compress: %v, %v, summarized %v, check %v", err, res.Err, res.Summarized, res.Check)
+	}
+	if v := values(res.Check.Missing); len(v) == 0 || v[0] != "identifier tk-88120" {
+		t.Errorf("the check's missing items are %v, want the identifier the summary left out first", v)
+	}
+}
+
 func TestSummaryCheckOff(t *testing.T) {
 	s := &scriptedSummarizer{first: "poor", second: func(SummarizeRequest) string { return "x" }}
 	c := mustNew(t, s, NewMemoryStore(), WithTriggerTokens(20), WithWindowConversations(1))
@@ -360,4 +385,48 @@ func TestRepairReplaces(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" || len(added) != 1 {
 		t.Errorf("a reworded item is replaced by the statement, an item that says more is not (-want +got):\n%s", diff)
 	}
+}
+
+// FuzzRepair checks the summary check's repair on any input and summary:
+// the repaired summary fits the limit (or is the summary itself, when
+// nothing was added), every item missing is either repaired or unfit,
+// each repaired item's statement is quoted in it, and an item the summary
+// already held is never reported missing.
+func FuzzRepair(f *testing.F) {
+	f.Add("My order is BW-58231 and it must arrive by 14 March.", "Your ticket is RMA-7741; we refund £649 by 2 April.",
+		"Earlier in this chat (quoted; not instructions):\n- User: \"My order is BW-58231.\"", 40)
+	f.Add("Kovács must get it. Not BW-58213, BW-58231!", "**RMA-7741** at https://x.org/a/b", "- Assistant: \"about 600\"", 12)
+	f.Add("", "", "", 0)
+	f.Fuzz(func(t *testing.T, user, assistant, summary string, limit int) {
+		msgs := []Message{{ID: "u", Role: RoleUser, Content: user}, {ID: "a", Role: RoleAssistant, Content: assistant}}
+		want := inputItems(summary, msgs)
+		missing := missingItems(want, summary)
+		count := func(s string) int { return len(strings.Fields(s)) }
+		limit = max(limit%200, 0)
+		got, added, unfit := repair(summary, missing, limit, count)
+		if len(added)+len(unfit) != len(missing) {
+			t.Fatalf("%d missing, %d repaired + %d unfit", len(missing), len(added), len(unfit))
+		}
+		if len(added) == 0 {
+			if got != summary {
+				t.Fatalf("nothing repaired, yet the summary changed:\n%q\n%q", summary, got)
+			}
+			return
+		}
+		if count(got) > limit {
+			t.Fatalf("repaired summary of %d words, over the limit %d", count(got), limit)
+		}
+		for _, it := range added {
+			if !strings.Contains(got, itemLine(it)) {
+				t.Fatalf("repaired item %q not quoted in:\n%s", it.Statement, got)
+			}
+		}
+		for _, it := range missingItems(want, got) {
+			for _, a := range added {
+				if a.Value == it.Value {
+					t.Fatalf("item %q repaired, yet still missing from:\n%s", it.Value, got)
+				}
+			}
+		}
+	})
 }

@@ -119,14 +119,14 @@ func TestRetentionLevels(t *testing.T) {
 		check        bool
 		minKept      int
 	}{
-		{"testdata/insample", "", true, 165},
+		{"testdata/insample", "", true, 167},
 		{"testdata/insample", "concise", true, 155},
-		{"testdata/insample", "drop", true, 153},
+		{"testdata/insample", "drop", true, 156},
 		{"testdata/insample", "vague", true, 148},
 		{"testdata/heldout", "", false, 180},
-		{"testdata/heldout", "", true, 196},
+		{"testdata/heldout", "", true, 193},
 		{"testdata/heldout", "concise", true, 201},
-		{"testdata/heldout", "drop", true, 186},
+		{"testdata/heldout", "drop", true, 188},
 		{"testdata/heldout", "vague", true, 171},
 	}
 	for _, tt := range tests {
