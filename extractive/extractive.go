@@ -66,7 +66,7 @@ import (
 )
 
 // DefaultMaxTokens is the budget of a summary unless New is given another.
-const DefaultMaxTokens = 400
+const DefaultMaxTokens = 500
 
 // Summarizer is the extractive summarizer. Its zero value is not usable;
 // call [New]. It is safe for concurrent use: it keeps no state between

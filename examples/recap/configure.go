@@ -22,9 +22,10 @@ type configuration struct {
 // configure returns the configuration of opts (from setup.Options, with
 // auto its extractive budget) and the tokenizer's options, -max-payload
 // (ceiling), -max-input and -summary-tokens (budget, auto when 0), a 0
-// leaving the library's default, and -check: the summarizer the
-// environment chooses (an LLM, the extractive one its fallback) or the
-// extractive one.
+// leaving the library's default, and -check (with which the auto budget
+// leaves room for the check's repairs: setup.CheckedBudget): the
+// summarizer the environment chooses (an LLM, the extractive one its
+// fallback) or the extractive one.
 func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.Option, auto, budget, ceiling, maxInput int, check bool) (configuration, error) {
 	opts = append(opts, tok.options()...)
 	if check {
@@ -38,6 +39,9 @@ func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.
 	}
 	if budget == 0 {
 		budget = auto
+		if check {
+			budget = setup.CheckedBudget(auto)
+		}
 	}
 	sum, fallback, label, err := setup.Summarizers(lookup, tok.counter, budget, chatapi.ForLLM)
 	if err != nil {

@@ -63,7 +63,7 @@ func newEvalFlags() *evalFlags {
 		format:    fs.String("format", "auto", "format of the JSON chats: auto, ui (AI SDK UIMessages), openai or anthropic"),
 		encoding:  fs.String("encoding", tokens.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
 		model:     fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (tokens.EstimatorForModel), with the family's tokens per message; not with -encoding"),
-		budget:    fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 400)"),
+		budget:    fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 500)"),
 		ceiling:   fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
 		maxInput:  fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),
 		check:     fs.Bool("check", false, checkUsage),
@@ -171,7 +171,7 @@ func evalSetup(lookup func(string) (string, bool), tok *tokenizer, s setting, f 
 	if err != nil {
 		return retention.Setup{}, "", err
 	}
-	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput, false) // NewSetup adds -check
+	cfg, err := configure(lookup, tok, opts, auto, *f.budget, *f.ceiling, *f.maxInput, *f.check)
 	if err != nil {
 		return retention.Setup{}, "", err
 	}

@@ -164,7 +164,7 @@ func newCompressFlags(cmd string) *compressFlags {
 		store:    fs.String("store", "", "JSON file that keeps summaries between runs (default: in memory, forgotten on exit)"),
 		chat:     fs.String("chat", "", "chat ID in the store (default: the file name without extension, or stdin)"),
 		output:   fs.String("o", "", "write the payload to this file instead of standard output"),
-		budget:   fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 400)"),
+		budget:   fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 500)"),
 		ceiling:  fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
 		maxInput: fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),
 		check:    fs.Bool("check", false, checkUsage),
@@ -172,7 +172,7 @@ func newCompressFlags(cmd string) *compressFlags {
 }
 
 // checkUsage is the usage of -check.
-const checkUsage = "check each new summary against its input and repair it (recap.WithSummaryCheck): an LLM may be asked twice"
+const checkUsage = "check each new summary against its input and repair it (recap.WithSummaryCheck): an LLM may be asked twice; the extractive summary's default budget leaves a fifth of it to the repairs"
 
 // runCompress is the compress and plan commands (cmd): args are the
 // command's flags and the chat.

@@ -51,7 +51,7 @@ func newRecallFlags() *recallFlags {
 		window:   fs.Int("window", 0, "conversations kept raw, counting the current turn (default 2, or $RECAP_/VITE_SUMMARY_WINDOW_CONVERSATIONS)"),
 		encoding: fs.String("encoding", tokens.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
 		model:    fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (tokens.EstimatorForModel), with the family's tokens per message; not with -encoding"),
-		budget:   fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 400)"),
+		budget:   fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 500)"),
 		ceiling:  fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the messages it leaves out are searched too (0: none)"),
 		maxInput: fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most (recap.WithMaxSummarizeInput; 0: no bound)"),
 	}

@@ -144,6 +144,9 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	budget := sim.budget
 	if budget == 0 {
 		budget = auto
+		if sim.check {
+			budget = setup.CheckedBudget(auto)
+		}
 	}
 	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.tok.counter, budget, chatapi.ForLLM)
 	if err != nil {
@@ -406,7 +409,7 @@ func newSimulateFlags() *simulateFlags {
 		format:     fs.String("format", "auto", "chat format: auto, ui (AI SDK UIMessages) or openai"),
 		encoding:   fs.String("encoding", tokens.O200kBase, "token encoding or OpenAI model name (o200k_base, cl100k_base, gpt-4o, ...)"),
 		model:      fs.String("model", "", "count tokens as the chat model `name` does: exactly for OpenAI, estimated for Claude and Gemini (tokens.EstimatorForModel), with the family's tokens per message; not with -encoding"),
-		budget:     fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 400)"),
+		budget:     fs.Int("summary-tokens", 0, "token budget of the extractive summary (default: half the trigger, at most 500)"),
 		ceiling:    fs.Int("max-payload", 0, "hard ceiling on the payload's tokens; the oldest conversations are left out to fit (0: none)"),
 		maxInput:   fs.Int("max-input", defaultMaxInput, "tokens one summarizer call is given at most; a larger part to summarize is folded in several calls (recap.WithMaxSummarizeInput; 0: no bound)"),
 		background: fs.Bool("background", false, "summarize in the background (recap.WithBackground), the tasks running after each turn"),

@@ -77,7 +77,7 @@ var (
 		eu|meu|minha|meus|minhas|nós|nosso|nossa|
 		私|僕|俺|夫|妻|母|父|娘|息子|家族|うち`)
 	openCues phrases = (`i'll think about|think about it|let me think|not sure yet|we'll see|to be decided|tbd|still deciding|
-		haven't decided|i'll decide|i'll look into|later|
+		i'll decide|i'll look into|later|
 		je vais réfléchir|j'y réfléchis|on verra|pas encore décidé|plus tard|
 		ich überlege|mal sehen|noch nicht entschieden|später|
 		lo pienso|lo pensaré|ya veremos|todavía no|más tarde|

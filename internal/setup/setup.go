@@ -167,3 +167,12 @@ func Options(lookup func(string) (string, bool), prefixes []string, fs *flag.Fla
 	})
 	return opts, min(extractive.DefaultMaxTokens, max(inForce/2, 1)), nil
 }
+
+// CheckedBudget is the extractive summaries' budget when recap's summary
+// check is on (recap.WithSummaryCheck): four fifths of budget, the rest
+// left to the check, which appends what a summary left out within the
+// same bound (half the trigger). A summary that fills the bound leaves it
+// no room: on the retention benchmark's held-out chats, the extractive
+// summarizer at 500 tokens kept 76% of the facts alone and 72% with the
+// check; at 400 with the check, 74%.
+func CheckedBudget(budget int) int { return max(budget-budget/5, 1) }

@@ -67,3 +67,11 @@ func TestSummarizers(t *testing.T) {
 		t.Error("bad RECAP_LLM_MAX_RETRIES: no error")
 	}
 }
+
+func TestCheckedBudget(t *testing.T) {
+	for _, tt := range []struct{ in, want int }{{500, 400}, {400, 320}, {5, 4}, {1, 1}} {
+		if got := CheckedBudget(tt.in); got != tt.want {
+			t.Errorf("CheckedBudget(%d) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
