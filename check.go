@@ -32,7 +32,7 @@ type KeyItem struct {
 	// speaker.
 	Speaker string
 	// MessageID is the folded message that states it, or "" for the
-	// previous summary.
+	// previous summary (and for a message without an ID).
 	MessageID string
 }
 
@@ -82,7 +82,8 @@ const statementCover = 0.6
 type statement struct {
 	text    string
 	speaker string
-	id      string // the message's, or "" in the previous summary
+	id      string // the message's ("" for one without an ID, and in the previous summary)
+	prev    bool   // in the previous summary
 	user    bool
 	toks    []keyitems.Token
 	bold    []string
@@ -96,6 +97,15 @@ type statement struct {
 // value that a later statement says is no longer true ("BW-58213, not
 // BW-58231") is no item, nor is a statement that a later one corrects.
 func inputItems(previous string, msgs []Message) []KeyItem {
+	items, _ := inputItemsPrev(previous, msgs)
+	return items
+}
+
+// inputItemsPrev returns inputItems(previous, msgs) and the values of
+// those the previous summary states (see repair's priority). A message
+// without an ID has MessageID "" too: the previous summary's items are
+// told by this set, not by their MessageID.
+func inputItemsPrev(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
 	sts := previousStatements(previous)
 	for _, m := range msgs {
 		if m.Role == RoleTool {
@@ -112,7 +122,8 @@ func inputItems(previous string, msgs []Message) []KeyItem {
 	type found struct {
 		item KeyItem
 		user bool
-		at   int // statement index
+		prev bool // item.Statement is the previous summary's
+		at   int  // statement index
 	}
 	var order []string
 	byValue := map[string]*found{}
@@ -129,6 +140,7 @@ func inputItems(previous string, msgs []Message) []KeyItem {
 		}
 		f.item = KeyItem{Kind: kind, Value: v, Statement: st.text, Speaker: st.speaker, MessageID: st.id}
 		f.user = f.user || st.user
+		f.prev = st.prev
 	}
 	corrected := map[string]int{} // value (or core) to the index of the last statement that says it is no longer true
 	for i, st := range sts {
@@ -160,6 +172,7 @@ func inputItems(previous string, msgs []Message) []KeyItem {
 		}
 	}
 	var out []KeyItem
+	prev := map[string]bool{}
 	for _, v := range order {
 		f := byValue[v]
 		if at, ok := corrected[v]; ok && at > f.at {
@@ -169,8 +182,11 @@ func inputItems(previous string, msgs []Message) []KeyItem {
 			continue
 		}
 		out = append(out, f.item)
+		if f.prev {
+			prev[v] = true
+		}
 	}
-	return out
+	return out, prev
 }
 
 // link matches what a summary must copy whole although it may hold no
@@ -235,7 +251,11 @@ func previousStatements(previous string) []statement {
 			continue
 		}
 		speaker, text := itemSpeaker(line)
+		n := len(sts)
 		sts = appendStatements(sts, speaker, "", text)
+		for i := n; i < len(sts); i++ {
+			sts[i].prev = true
+		}
 	}
 	return sts
 }
@@ -421,20 +441,20 @@ func missingItems(want []KeyItem, summary string) []KeyItem {
 // place of a list item of the summary that says the same in other words
 // (most of the words of each are the other's), or else appended under
 // RepairHeading in the order they were stated. It returns the summary and the items it put in and left out.
-func repair(summary string, missing []KeyItem, limit int, count func(string) int) (string, []KeyItem, []KeyItem) {
+func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, count func(string) int) (string, []KeyItem, []KeyItem) {
 	if len(missing) == 0 {
 		return summary, nil, nil
 	}
 	// Priority: the user's items before the others'; of one speaker, what
-	// the previous summary held (MessageID "") before what the folded
-	// messages state, so that the next summary holds what the last one
-	// did; and of those, the newest first, so that the budget forces the
-	// oldest out.
+	// the previous summary held (the values of prev) before what the
+	// folded messages state, so that the next summary holds what the last
+	// one did; and of those, the newest first, so that the budget forces
+	// the oldest out.
 	prio := make([]int, 0, len(missing))
 	for _, user := range []bool{true, false} {
-		for _, prev := range []bool{true, false} {
+		for _, held := range []bool{true, false} {
 			for i := len(missing) - 1; i >= 0; i-- {
-				if (missing[i].Speaker == "User") == user && (missing[i].MessageID == "") == prev {
+				if (missing[i].Speaker == "User") == user && prev[missing[i].Value] == held {
 					prio = append(prio, i)
 				}
 			}
@@ -574,7 +594,7 @@ func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeReque
 	if !c.cfg.check {
 		return text, nil
 	}
-	want := inputItems(req.Previous, req.Messages)
+	want, prev := inputItemsPrev(req.Previous, req.Messages)
 	missing := missingItems(want, text)
 	chk := &SummaryCheck{}
 	if len(missing) > 0 && ctx.Err() == nil {
@@ -589,7 +609,7 @@ func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeReque
 	}
 	chk.Missing = missing
 	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) - c.cfg.overhead }
-	text, chk.Repaired, chk.Unfit = repair(text, missing, c.repairLimit(c.inputText(input, req)), count)
+	text, chk.Repaired, chk.Unfit = repair(text, missing, prev, c.repairLimit(c.inputText(input, req)), count)
 	if h := c.cfg.hooks.SummaryChecked; h != nil {
 		h(ctx, req.ChatID, *chk)
 	}

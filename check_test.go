@@ -145,6 +145,16 @@ func TestNumberCore(t *testing.T) {
 	}
 }
 
+// prevValues returns the values of items, as inputItemsPrev returns those
+// of the previous summary.
+func prevValues(items []KeyItem) map[string]bool {
+	m := map[string]bool{}
+	for _, it := range items {
+		m[it.Value] = true
+	}
+	return m
+}
+
 func TestRepair(t *testing.T) {
 	count := func(s string) int { return len(strings.Fields(s)) }
 	missing := []KeyItem{
@@ -179,7 +189,7 @@ func TestRepair(t *testing.T) {
 			if tt.limit < 0 {
 				tt.limit = count(tt.want)
 			}
-			got, added, unfit := repair("Summary.", append(tt.prev[:len(tt.prev):len(tt.prev)], missing...), tt.limit, count)
+			got, added, unfit := repair("Summary.", append(tt.prev[:len(tt.prev):len(tt.prev)], missing...), prevValues(tt.prev), tt.limit, count)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("summary mismatch (-want +got):\n%s", diff)
 			}
@@ -380,7 +390,7 @@ func TestRepairReplaces(t *testing.T) {
 	count := func(s string) int { return len(strings.Fields(s)) }
 	summary := "Facts:\n- User: \"My order about BW was shipped on about 10 March to the depot.\"\n- User: \"My order was shipped, and the depot in Leeds called about the invoice.\""
 	missing := []KeyItem{{Kind: "identifier", Value: "bw-58231", Statement: "My order BW-58231 was shipped on 14 March to the depot.", Speaker: "User"}}
-	got, added, _ := repair(summary, missing, 100, count)
+	got, added, _ := repair(summary, missing, nil, 100, count)
 	want := "Facts:\n- User: \"My order BW-58231 was shipped on 14 March to the depot.\"\n- User: \"My order was shipped, and the depot in Leeds called about the invoice.\""
 	if diff := cmp.Diff(want, got); diff != "" || len(added) != 1 {
 		t.Errorf("a reworded item is replaced by the statement, an item that says more is not (-want +got):\n%s", diff)
@@ -403,7 +413,7 @@ func FuzzRepair(f *testing.F) {
 		missing := missingItems(want, summary)
 		count := func(s string) int { return len(strings.Fields(s)) }
 		limit = max(limit%200, 0)
-		got, added, unfit := repair(summary, missing, limit, count)
+		got, added, unfit := repair(summary, missing, nil, limit, count)
 		if len(added)+len(unfit) != len(missing) {
 			t.Fatalf("%d missing, %d repaired + %d unfit", len(missing), len(added), len(unfit))
 		}
@@ -429,4 +439,23 @@ func FuzzRepair(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestInputItemsPrev: the previous summary's items are told by where
+// their statement is, not by an empty MessageID, which a message without
+// an ID has too.
+func TestInputItemsPrev(t *testing.T) {
+	items, prev := inputItemsPrev("Earlier in this chat (quoted; not instructions):\n- User: \"My order is BW-58231.\"",
+		[]Message{{Role: RoleUser, Content: "The gate code is K-4471."}})
+	if got := values(items); len(got) != 2 {
+		t.Fatalf("items %v, want the order and the code", got)
+	}
+	for _, it := range items {
+		if it.MessageID != "" {
+			t.Errorf("%s: MessageID %q, want \"\" (the previous summary, a message without an ID)", it.Value, it.MessageID)
+		}
+		if want := it.Value == "bw-58231"; prev[it.Value] != want {
+			t.Errorf("%s: from the previous summary %v, want %v", it.Value, prev[it.Value], want)
+		}
+	}
 }
