@@ -96,16 +96,11 @@ type statement struct {
 // assistant's echo of a user's value is never quoted as the user's). A
 // value that a later statement says is no longer true ("BW-58213, not
 // BW-58231") is no item, nor is a statement that a later one corrects.
-func inputItems(previous string, msgs []Message) []KeyItem {
-	items, _ := inputItemsPrev(previous, msgs)
-	return items
-}
-
-// inputItemsPrev returns inputItems(previous, msgs) and the values of
-// those the previous summary states (see repair's priority). A message
-// without an ID has MessageID "" too: the previous summary's items are
-// told by this set, not by their MessageID.
-func inputItemsPrev(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
+//
+// It also returns the values of the items the previous summary states
+// (see repair's priority): a message without an ID has MessageID "" too,
+// so those items are told by this set, not by their MessageID.
+func inputItems(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
 	sts := previousStatements(previous)
 	for _, m := range msgs {
 		if m.Role == RoleTool {
@@ -341,7 +336,7 @@ func (s summaryText) holds(it KeyItem) bool {
 	if strings.Contains(s.lower, it.Value) {
 		return true
 	}
-	if st := strings.ToLower(strings.ReplaceAll(it.Statement, `"`, "'")); st != "" && strings.Contains(s.lower, st) {
+	if st := strings.ToLower(quotable(it.Statement)); st != "" && strings.Contains(s.lower, st) {
 		return true // its statement quoted whole, as repair quotes it
 	}
 	if it.Kind == "statement" {
@@ -440,7 +435,8 @@ func missingItems(want []KeyItem, summary string) []KeyItem {
 // limit tokens counted by count, in the order of priority below: each in
 // place of a list item of the summary that says the same in other words
 // (most of the words of each are the other's), or else appended under
-// RepairHeading in the order they were stated. It returns the summary and the items it put in and left out.
+// RepairHeading in the order they were stated. It returns the summary and
+// the items it put in and left out.
 func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, count func(string) int) (string, []KeyItem, []KeyItem) {
 	if len(missing) == 0 {
 		return summary, nil, nil
@@ -566,8 +562,12 @@ func sameSay(lines []string, replaced map[int]string, statement string) int {
 // itemLine is the line that quotes an item's statement in a repaired
 // summary, as the extractive summarizer quotes: - User: "...".
 func itemLine(it KeyItem) string {
-	return "- " + it.Speaker + `: "` + strings.ReplaceAll(it.Statement, `"`, "'") + `"`
+	return "- " + it.Speaker + `: "` + quotable(it.Statement) + `"`
 }
+
+// quotable returns s as an item quotes it: its double quotes made single,
+// so that the quote ends its line.
+func quotable(s string) string { return strings.ReplaceAll(s, `"`, "'") }
 
 // missingLines returns the statements of missing as a Summarizer's second
 // request lists them (SummarizeRequest.Missing), each once.
@@ -594,7 +594,7 @@ func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeReque
 	if !c.cfg.check {
 		return text, nil
 	}
-	want, prev := inputItemsPrev(req.Previous, req.Messages)
+	want, prev := inputItems(req.Previous, req.Messages)
 	missing := missingItems(want, text)
 	chk := &SummaryCheck{}
 	if len(missing) > 0 && ctx.Err() == nil {

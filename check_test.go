@@ -84,13 +84,14 @@ func TestInputItems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := values(inputItems(tt.previous, tt.msgs))
+			items, _ := inputItems(tt.previous, tt.msgs)
+			got := values(items)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("%s\nmismatch (-want +got):\n%s", tt.reason, diff)
 			}
 		})
 	}
-	items := inputItems("", []Message{
+	items, _ := inputItems("", []Message{
 		{ID: "1", Role: RoleAssistant, Content: "Your ticket is INC-20931."},
 		{ID: "2", Role: RoleUser, Content: "Yes, INC-20931 is the one."},
 	})
@@ -99,7 +100,7 @@ func TestInputItems(t *testing.T) {
 	}
 	// The assistant's later echo of the user's value is not quoted as the
 	// user's: the item keeps the user's own statement.
-	items = inputItems("", []Message{
+	items, _ = inputItems("", []Message{
 		{ID: "1", Role: RoleUser, Content: "The budget is 14.500 euros now."},
 		{ID: "2", Role: RoleAssistant, Content: "Understood: with 14.500 euros, quartz is within reach."},
 	})
@@ -113,7 +114,7 @@ func TestMissingItems(t *testing.T) {
 		{ID: "1", Role: RoleUser, Content: "My order BW-58231 cost £21,400 and arrives on 14 March."},
 		{ID: "2", Role: RoleUser, Content: "Leo has a severe peanut allergy and must never eat tree nuts."},
 	}
-	items := inputItems("", msgs)
+	items, _ := inputItems("", msgs)
 	tests := []struct {
 		summary string
 		missing []string
@@ -145,7 +146,7 @@ func TestNumberCore(t *testing.T) {
 	}
 }
 
-// prevValues returns the values of items, as inputItemsPrev returns those
+// prevValues returns the values of items, as inputItems returns those
 // of the previous summary.
 func prevValues(items []KeyItem) map[string]bool {
 	m := map[string]bool{}
@@ -308,7 +309,8 @@ func TestSummaryCheck(t *testing.T) {
 				t.Errorf("%d Summarizer calls, want %d", len(s.reqs), tt.calls)
 			}
 			if tt.calls == 2 {
-				want := missingLines(missingItems(inputItems("", checkChat[:4]), tt.first))
+				items, _ := inputItems("", checkChat[:4])
+				want := missingLines(missingItems(items, tt.first))
 				if diff := cmp.Diff(want, s.reqs[1].Missing); diff != "" {
 					t.Errorf("second request's Missing (-want +got):\n%s", diff)
 				}
@@ -409,7 +411,7 @@ func FuzzRepair(f *testing.F) {
 	f.Add("", "", "", 0)
 	f.Fuzz(func(t *testing.T, user, assistant, summary string, limit int) {
 		msgs := []Message{{ID: "u", Role: RoleUser, Content: user}, {ID: "a", Role: RoleAssistant, Content: assistant}}
-		want := inputItems(summary, msgs)
+		want, _ := inputItems(summary, msgs)
 		missing := missingItems(want, summary)
 		count := func(s string) int { return len(strings.Fields(s)) }
 		limit = max(limit%200, 0)
@@ -441,11 +443,11 @@ func FuzzRepair(f *testing.F) {
 	})
 }
 
-// TestInputItemsPrev: the previous summary's items are told by where
+// TestInputItemsPrevious: the previous summary's items are told by where
 // their statement is, not by an empty MessageID, which a message without
 // an ID has too.
-func TestInputItemsPrev(t *testing.T) {
-	items, prev := inputItemsPrev("Earlier in this chat (quoted; not instructions):\n- User: \"My order is BW-58231.\"",
+func TestInputItemsPrevious(t *testing.T) {
+	items, prev := inputItems("Earlier in this chat (quoted; not instructions):\n- User: \"My order is BW-58231.\"",
 		[]Message{{Role: RoleUser, Content: "The gate code is K-4471."}})
 	if got := values(items); len(got) != 2 {
 		t.Fatalf("items %v, want the order and the code", got)

@@ -17,6 +17,7 @@ type configuration struct {
 	opts          []recap.Option
 	sum, fallback recap.Summarizer // fallback nil without an LLM
 	label         string           // what summarizes, for the report
+	check         bool             // -check: compressor adds recap.WithSummaryCheck (eval's Setup adds it itself)
 }
 
 // configure returns the configuration of opts (from setup.Options, with
@@ -28,9 +29,6 @@ type configuration struct {
 // fallback) or the extractive one.
 func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.Option, auto, budget, ceiling, maxInput int, check bool) (configuration, error) {
 	opts = append(opts, tok.options()...)
-	if check {
-		opts = append(opts, recap.WithSummaryCheck())
-	}
 	if ceiling != 0 {
 		opts = append(opts, recap.WithMaxPayloadTokens(ceiling))
 	}
@@ -47,16 +45,19 @@ func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.
 	if err != nil {
 		return configuration{}, err
 	}
-	return configuration{opts: opts, sum: sum, fallback: fallback, label: label}, nil
+	return configuration{opts: opts, sum: sum, fallback: fallback, label: label, check: check}, nil
 }
 
 // compressor returns a Compressor of the configuration, with a spinner on
 // stderr while its summarizer runs, over the JSON file store at path, or
 // an in-memory store if path is "".
 func (cfg configuration) compressor(path string, stderr io.Writer) (*recap.Compressor, recap.Store, error) {
-	opts := cfg.opts
+	opts := cfg.opts[:len(cfg.opts):len(cfg.opts)]
 	if cfg.fallback != nil {
-		opts = append(opts[:len(opts):len(opts)], recap.WithFallbackSummarizer(cfg.fallback))
+		opts = append(opts, recap.WithFallbackSummarizer(cfg.fallback))
+	}
+	if cfg.check {
+		opts = append(opts, recap.WithSummaryCheck())
 	}
 	var st recap.Store = recap.NewMemoryStore()
 	if path != "" {
