@@ -5,8 +5,9 @@ import "fmt"
 // fit enforces WithMaxPayloadTokens on res, whose payload was built from p
 // and res.Summary: it drops the oldest conversations between the summary
 // and the current turn, then (with WithMaxTurnTokens) the oldest steps of
-// the turn after its request, then the summary message, until the payload
-// fits.
+// the turn after its request, then (with WithToolResultClearing) clears
+// the eligible tool results its whole batches left, then drops the summary
+// message, until the payload fits.
 func (c *Compressor) fit(res Result, p Plan) (Result, error) {
 	if res.Summarized {
 		res.PayloadTokens = c.tokens(nil, res.Payload) // small, after a summarization
@@ -61,6 +62,11 @@ func (c *Compressor) fit(res Result, p Plan) (Result, error) {
 			cut = end
 		}
 	}
+	// The tool results that clearing would clear in its next batches: the
+	// ceiling comes before the prompt cache.
+	if c.cfg.clear != nil && over() {
+		res.Cleared = c.clearRest(res, p, drop, counts, &total)
+	}
 	if hasSummary && over() {
 		dropRange(head, head+1)
 	}
@@ -80,6 +86,36 @@ func (c *Compressor) fit(res Result, p Plan) (Result, error) {
 		return res, fmt.Errorf("%w: %d tokens, budget %d", ErrBudget, total, ceiling)
 	}
 	return res, nil
+}
+
+// clearRest clears, in the messages of res.Payload that drop keeps, the
+// eligible tool results (see WithToolResultClearing) that p's whole
+// batches left, updating counts and total, and returns res.Cleared with
+// them.
+func (c *Compressor) clearRest(res Result, p Plan, drop []bool, counts []int, total *int) []ClearedResult {
+	done := make(map[ClearedResult]bool, len(res.Cleared))
+	for _, r := range res.Cleared {
+		done[ClearedResult{MessageID: r.MessageID, Part: r.Part}] = true
+	}
+	by := map[string][]ClearedResult{}
+	for _, r := range c.clearable(p, false) {
+		if !done[ClearedResult{MessageID: r.MessageID, Part: r.Part}] {
+			by[r.MessageID] = append(by[r.MessageID], r)
+		}
+	}
+	cleared := res.Cleared
+	for i, m := range res.Payload {
+		rs := by[m.ID]
+		if drop[i] || len(rs) == 0 {
+			continue
+		}
+		res.Payload[i] = clearedCopy(m, rs)
+		n := c.sizes(res.Payload[i : i+1])[0]
+		*total += n - counts[i]
+		counts[i] = n
+		cleared = append(cleared, rs...)
+	}
+	return cleared
 }
 
 // ceiling returns what a payload must fit in: WithMaxPayloadTokens less

@@ -82,12 +82,18 @@ func clearedCopy(m Message, cleared []ClearedResult) Message {
 
 // clearResults decides which tool results of msgs (a payload's messages
 // after the pinned prompt, oldest first) to clear, given size, the tokens
-// of a result. It keeps the c.keep most recent results, those of
-// c.minTokens tokens or fewer (or no larger than their placeholder) and
-// those of exempt tools, and clears the
-// oldest of the others in whole batches of DefaultClearBatch. placeholder
-// counts a placeholder's tokens.
+// of a result: the oldest of the eligible ones in whole batches of
+// DefaultClearBatch.
 func (c *clearing) clearResults(msgs []Message, size func(Message, Part) int, placeholder func(string) int) []ClearedResult {
+	eligible := c.eligible(msgs, size, placeholder)
+	return eligible[:len(eligible)/DefaultClearBatch*DefaultClearBatch]
+}
+
+// eligible returns the tool results of msgs that clearing may replace,
+// oldest first: all but the c.keep most recent results, those of
+// c.minTokens tokens or fewer (or no larger than their placeholder) and
+// those of exempt tools. placeholder counts a placeholder's tokens.
+func (c *clearing) eligible(msgs []Message, size func(Message, Part) int, placeholder func(string) int) []ClearedResult {
 	type at struct{ msg, part int }
 	var all []at
 	names := map[string]string{} // call IDs to their tools' names, for results that do not say
@@ -122,7 +128,7 @@ func (c *clearing) clearResults(msgs []Message, size func(Message, Part) int, pl
 			}
 		}
 	}
-	return eligible[:len(eligible)/DefaultClearBatch*DefaultClearBatch]
+	return eligible
 }
 
 // applyClearing returns msgs with the messages that hold cleared results
@@ -152,6 +158,13 @@ func (c *Compressor) clearPlan(p *Plan) {
 	if c.cfg.clear == nil {
 		return
 	}
+	p.Cleared = c.clearable(*p, true)
+}
+
+// clearable returns the tool results of p's payload after the summary
+// that WithToolResultClearing clears: in whole batches, or, when batched
+// is false, every eligible one.
+func (c *Compressor) clearable(p Plan, batched bool) []ClearedResult {
 	msgs := make([]Message, 0, len(p.Summarize)+len(p.Window)+len(p.Turn))
 	msgs = append(append(append(msgs, p.Summarize...), p.Window...), p.Turn...)
 	size := func(m Message, part Part) int {
@@ -163,5 +176,8 @@ func (c *Compressor) clearPlan(p *Plan) {
 		}
 		return n
 	}
-	p.Cleared = c.cfg.clear.clearResults(msgs, size, c.cfg.counter.CountTokens)
+	if batched {
+		return c.cfg.clear.clearResults(msgs, size, c.cfg.counter.CountTokens)
+	}
+	return c.cfg.clear.eligible(msgs, size, c.cfg.counter.CountTokens)
 }

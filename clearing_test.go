@@ -3,6 +3,7 @@ package recap
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -162,6 +163,76 @@ func TestToolResultClearingBeforeTrigger(t *testing.T) {
 		if strings.Contains(m.Text(), "was cleared") {
 			t.Fatalf("the Summarizer got a placeholder in %s", m.ID)
 		}
+	}
+}
+
+// TestToolResultClearingOverCeiling: a payload over WithMaxPayloadTokens
+// whose eligible results are fewer than a batch gets them cleared before
+// anything else is given up: the summary stays, and ErrBudget comes only
+// when even the cleared turn does not fit.
+func TestToolResultClearingOverCeiling(t *testing.T) {
+	turn := agentChat(5, 50, func(int) string { return "logs" }) // one turn: 3 eligible results
+	turn = turn[:len(turn)-1]
+	turn[0].ID = "u2"
+	chat := append([]Message{{ID: "u1", Role: RoleUser, Content: "hello"}, {ID: "a0", Role: RoleAssistant, Content: "hi"}}, turn...)
+	existing := Summary{Text: "the user greeted", LastMessageID: "a0", Covered: []string{"u1", "a0"}}
+	probe := mustNew(t, &recorder{}, NewMemoryStore(), WithToolResultClearing(2, 10))
+	p, err := probe.Plan(chat, existing)
+	if err != nil || len(p.Cleared) != 0 {
+		t.Fatalf("plan: %v, cleared %v: want none, fewer than a batch", err, p.Cleared)
+	}
+	rest := probe.clearable(p, false)
+	if len(rest) != 3 {
+		t.Fatalf("%d results eligible, want 3", len(rest))
+	}
+	alone := probe.tokens(nil, applyClearing(p.Turn, rest)) // the smallest payload
+	fits := probe.tokens(p.SummaryMessage, nil) + alone
+	tests := []struct {
+		name    string
+		ceiling int
+		summary bool // the summary message stays
+		err     error
+	}{
+		{"Fits", fits, true, nil},
+		{"WithoutSummary", fits - 1, false, nil},
+		{"Over", alone - 1, false, ErrBudget},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := NewMemoryStore()
+			if err := st.Save(context.Background(), "c", Summary{}, existing); err != nil {
+				t.Fatal(err)
+			}
+			c := mustNew(t, &recorder{}, st, WithToolResultClearing(2, 10), WithMaxPayloadTokens(tt.ceiling))
+			res, err := c.Compress(context.Background(), "c", chat)
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("err %v, want %v", err, tt.err)
+			}
+			var got []string
+			for _, r := range res.Cleared {
+				got = append(got, r.CallID)
+			}
+			if diff := cmp.Diff([]string{"call1", "call2", "call3"}, got); diff != "" {
+				t.Fatalf("cleared (-want +got):\n%s", diff)
+			}
+			if m := c.Measure(res.Payload); m != res.PayloadTokens {
+				t.Fatalf("PayloadTokens %d, the payload measures %d", res.PayloadTokens, m)
+			}
+			if tt.err == nil && res.PayloadTokens > tt.ceiling {
+				t.Fatalf("payload %v of %d tokens, over %d", ids(res.Payload), res.PayloadTokens, tt.ceiling)
+			}
+			if kept := strings.HasPrefix(res.Payload[0].ID, SummaryIDPrefix); kept != tt.summary {
+				t.Fatalf("payload %v: summary kept %v, want %v", ids(res.Payload), kept, tt.summary)
+			}
+			for _, m := range res.Payload {
+				if m.Role == RoleTool && strings.Contains(m.Text(), "was cleared") != contains(got, m.Parts[0].ToolCallID) {
+					t.Fatalf("%s reads %q", m.ID, m.Text())
+				}
+			}
+			if id := orphanResult(res.Payload); id != "" {
+				t.Fatalf("orphan result %s", id)
+			}
+		})
 	}
 }
 

@@ -120,8 +120,9 @@ type Result struct {
 	// Summary is zero.
 	Older bool
 	// Cleared are the tool results that WithToolResultClearing replaced by
-	// placeholders in Payload, with the tokens each saves (see
-	// [Plan.Cleared]).
+	// placeholders in Payload, with the tokens each saves: [Plan.Cleared],
+	// and, in a payload over WithMaxPayloadTokens, the eligible results its
+	// whole batches left.
 	Cleared []ClearedResult
 	// Dropped are the messages left out of Payload to keep it within
 	// WithMaxPayloadTokens, oldest first. They are still in the chat's
@@ -166,8 +167,9 @@ type Result struct {
 // errors of Plan), for a Store Load that fails, and when ctx is done
 // (ctx.Err()); in these cases it has stored nothing further. It returns
 // [ErrBudget] with the smallest possible payload (the pinned prompt and the
-// current turn; with WithMaxTurnTokens, the turn's request and last step)
-// when even that exceeds WithMaxPayloadTokens.
+// current turn; with WithMaxTurnTokens, the turn's request and last step;
+// with WithToolResultClearing, every eligible result cleared) when even
+// that exceeds WithMaxPayloadTokens.
 func (c *Compressor) Compress(ctx context.Context, chatID string, msgs []Message) (Result, error) {
 	if c.summarizer == nil || c.store == nil {
 		return Result{}, fmt.Errorf("%w: Compress needs a Summarizer and a Store", ErrInvalidOption)

@@ -330,6 +330,9 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 	if mode&16 != 0 {
 		opts = append(opts, WithMaxSummarizeInput(int(trigger)+60))
 	}
+	if trigger%4 == 3 {
+		opts = append(opts, WithSummaryCheck())
+	}
 	if flags&8 != 0 {
 		opts = append(opts, WithToolResultClearing(1, 3))
 	}
@@ -454,7 +457,15 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		if p.Compacted {
 			compactedPlans.Add(1)
 		}
-		floor := c.tokens(nil, p.Pinned) + c.tokens(nil, applyClearing(minTurn(p.Turn, flags&16 != 0), p.Cleared)) // as sent: cleared
+		cleared := p.Cleared
+		if flags&8 != 0 {
+			// Over the ceiling, every eligible result is cleared, in
+			// whole batches or not: the plan Compress used may have been
+			// against another summary (a branch restored), with other
+			// batches.
+			cleared = c.clearable(p, false)
+		}
+		floor := c.tokens(nil, p.Pinned) + c.tokens(nil, applyClearing(minTurn(p.Turn, flags&16 != 0), cleared)) // as sent: cleared
 		switch {
 		case budget > 0 && floor > ceiling:
 			if !errors.Is(err, ErrBudget) {

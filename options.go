@@ -310,7 +310,10 @@ func WithBackground(run func(task func(ctx context.Context))) Option {
 // it often makes summarizing unnecessary: the trigger and the ceiling count
 // cleared sizes. It works in batches, so that the payload's prefix changes
 // rarely and prompt caches keep hitting: results are cleared only in whole
-// batches of [DefaultClearBatch], oldest first, not one more per turn.
+// batches of [DefaultClearBatch], oldest first, not one more per turn;
+// only a payload over WithMaxPayloadTokens, once the conversations before
+// its current turn are dropped, gets the rest of the eligible results
+// cleared too, before the summary is dropped or [ErrBudget] returned.
 // The Summarizer still gets the full outputs of what it folds (truncated
 // as WithMaxSummarizeInput says); [Result.Cleared] and [Plan.Cleared] say
 // what was cleared and the tokens saved. A client that keeps the payload
