@@ -94,8 +94,10 @@ type statement struct {
 // value once: in the user's last statement of it if the user stated it,
 // else in the last statement of it, with that statement's speaker (an
 // assistant's echo of a user's value is never quoted as the user's). A
-// value that a later statement says is no longer true ("BW-58213, not
-// BW-58231") is no item, nor is a statement that a later one corrects.
+// value that a statement after its item's says is no longer true
+// ("BW-58213, not BW-58231") is no item, nor is a statement that a later
+// one corrects: an assistant's later echo of a value the user corrected
+// does not make it true again.
 //
 // It also returns the values of the items the previous summary states
 // (see repair's priority): a message without an ID has MessageID "" too,
@@ -118,7 +120,7 @@ func inputItems(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
 		item KeyItem
 		user bool
 		prev bool // item.Statement is the previous summary's
-		at   int  // statement index
+		at   int  // the index of item.Statement
 	}
 	var order []string
 	byValue := map[string]*found{}
@@ -129,23 +131,35 @@ func inputItems(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
 			byValue[v] = f
 			order = append(order, v)
 		}
-		f.at = at
 		if f.user && !st.user {
-			return // the user's own words state it; a later echo is not theirs
+			// The user's own words state it; a later echo is not theirs,
+			// and does not make a value the user corrected true again
+			// ("with 250 seats or with 180?").
+			return
 		}
+		f.at = at
 		f.item = KeyItem{Kind: kind, Value: v, Statement: st.text, Speaker: st.speaker, MessageID: st.id}
 		f.user = f.user || st.user
 		f.prev = st.prev
 	}
-	corrected := map[string]int{} // value (or core) to the index of the last statement that says it is no longer true
+	// when orders the statements in time: the previous summary's are all
+	// older than the folded messages', and none is older than another (a
+	// summary's order is not the chat's: a repair appends what it quotes).
+	when := func(i int) int {
+		if sts[i].prev {
+			return 0
+		}
+		return i + 1
+	}
+	corrected := map[string]int{} // value (or core) to when a statement last said it is no longer true
 	for i, st := range sts {
 		old, _ := keyitems.Replaced(st.text)
 		own := map[string]bool{}
 		for _, o := range old {
 			k := strings.ToLower(o)
-			corrected[k], own[k] = i, true
+			corrected[k], own[k] = when(i), true
 			if c := numberCore(k); c != "" {
-				corrected[c], own[c] = i, true
+				corrected[c], own[c] = when(i), true
 			}
 		}
 		ls := links(st.text)
@@ -162,18 +176,19 @@ func inputItems(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
 			}
 			note(kind, f.Key, st, i)
 		}
-		if c := keyitems.Cues(st.text); c&(keyitems.Constraint|keyitems.Decision|keyitems.Correction) != 0 && len(words) >= minStatementWords {
+		if c := keyitems.Cues(st.text); c&(keyitems.Constraint|keyitems.Decision|keyitems.Correction) != 0 && len(words) >= minStatementWords && !question(st.text) {
 			note("statement", strings.ToLower(st.text), st, i)
 		}
 	}
 	var out []KeyItem
 	prev := map[string]bool{}
+	stale := func(key string, f *found) bool {
+		at, ok := corrected[key]
+		return ok && (at > when(f.at) || at == 0 && when(f.at) == 0)
+	}
 	for _, v := range order {
 		f := byValue[v]
-		if at, ok := corrected[v]; ok && at > f.at {
-			continue
-		}
-		if at, ok := corrected[numberCore(v)]; ok && at > f.at {
+		if stale(v, f) || stale(numberCore(v), f) {
 			continue
 		}
 		out = append(out, f.item)
@@ -182,6 +197,14 @@ func inputItems(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
 		}
 	}
 	return out, prev
+}
+
+// question reports whether a sentence asks: it ends with a question mark
+// (of any script), so it states no constraint or decision, even in the
+// words of one ("do I have to file a complaint too?").
+func question(s string) bool {
+	s = strings.TrimRight(s, " \t\"'”»)")
+	return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") || strings.HasSuffix(s, "؟")
 }
 
 // link matches what a summary must copy whole although it may hold no

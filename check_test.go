@@ -50,6 +50,32 @@ func TestInputItems(t *testing.T) {
 			reason: "the newer value wins: the corrected one is no item, neither where it was stated nor in the correction",
 		},
 		{
+			name: "an echo does not undo a correction",
+			msgs: []Message{
+				{ID: "1", Role: RoleUser, Content: "The hall seats about 250 people."},
+				{ID: "2", Role: RoleUser, Content: "The warden says it is 180 people, not 250 as I thought."},
+				{ID: "3", Role: RoleAssistant, Content: "With 250 people the takings were higher than with 180 people."},
+			},
+			want:   []string{"number 180 people"},
+			reason: "the assistant's comparison names the old value after the correction: it stays corrected",
+		},
+		{
+			name:     "a correction anywhere in the previous summary",
+			previous: "Facts and constraints:\n- User: \"Sorry, the host is pg-prod-2, not pg-prod-3.\"\n\n" + RepairHeading + "\n- User: \"The database host is pg-prod-3.\"",
+			msgs:     []Message{{ID: "3", Role: RoleUser, Content: "Thanks."}},
+			want:     []string{"identifier pg-prod-2"},
+			reason:   "a summary's order is not the chat's (a repair appends what it quotes): a value it corrects is corrected",
+		},
+		{
+			name: "a question states no constraint",
+			msgs: []Message{
+				{ID: "1", Role: RoleUser, Content: "Must I keep all the receipts for the insurer until the end of the year?"},
+				{ID: "2", Role: RoleUser, Content: "Est ce que je dois aller porter plainte au commissariat aussi ?"},
+			},
+			want:   nil,
+			reason: "a question with a constraint's words asks; it states nothing to keep",
+		},
+		{
 			name:     "the previous summary's items",
 			previous: "Facts and constraints:\n- User: \"My order is BW-58213.\"\n- Assistant: \"The replacement ticket is RMA-7741.\"",
 			msgs:     []Message{{ID: "3", Role: RoleUser, Content: "Thanks, that helps."}},

@@ -30,6 +30,29 @@ func TestChatFiles(t *testing.T) {
 	}
 }
 
+// TestChatDir parses the *.chat files of the directory RECAP_CHAT_DIR
+// names, if set: chats being written for the benchmark are checked
+// without running it (and without seeing any summarizer's score).
+func TestChatDir(t *testing.T) {
+	dir := os.Getenv("RECAP_CHAT_DIR")
+	if dir == "" {
+		t.Skip("RECAP_CHAT_DIR not set")
+	}
+	chats, err := LoadChats(os.DirFS(dir), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chats {
+		questions := 0
+		for _, f := range c.Facts {
+			if f.Question != "" {
+				questions++
+			}
+		}
+		t.Logf("%s (%s): %d messages, %d facts, %d questions", c.Name, c.Language, len(c.Messages), len(c.Facts), questions)
+	}
+}
+
 func TestReadChatQuestion(t *testing.T) {
 	const head = "title: t\nlanguage: en\nfact | user | ticket | INC-1\n"
 	const body = "== user\nthe ticket is INC-1\n== assistant\nok\n== user\nnext\n"
