@@ -123,15 +123,15 @@ func TestRetentionLevels(t *testing.T) {
 		check        bool
 		minKept      int
 	}{
-		{"testdata/insample", "", true, 165},
-		{"testdata/insample", "concise", true, 155},
-		{"testdata/insample", "drop", true, 156},
-		{"testdata/insample", "vague", true, 148},
+		{"testdata/insample", "", true, 169},
+		{"testdata/insample", "concise", true, 158},
+		{"testdata/insample", "drop", true, 155}, // 156 until the check kept corrections corrected (2026-12-05)
+		{"testdata/insample", "vague", true, 150},
 		{"testdata/heldout", "", false, 198},
-		{"testdata/heldout", "", true, 193},
+		{"testdata/heldout", "", true, 197},
 		{"testdata/heldout", "concise", true, 201},
-		{"testdata/heldout", "drop", true, 188},
-		{"testdata/heldout", "vague", true, 171},
+		{"testdata/heldout", "drop", true, 193},
+		{"testdata/heldout", "vague", true, 172},
 	}
 	for _, tt := range tests {
 		name := strings.TrimPrefix(tt.set, "testdata/") + "/" + tt.standin
