@@ -547,16 +547,21 @@ func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, 
 // sameSay returns the index of the list item of lines (not yet replaced)
 // that says what statement says in other words: at least half of the
 // statement's content words are in it and they are 85% of its own (so
-// that an item that also says something else is never replaced). It
-// returns -1 if there is none.
+// that an item that also says something else is never replaced; a garbled
+// copy of one of the statement's identifiers says nothing else), or it is
+// the statement rewritten, most of their text alike (its numbers rounded,
+// say: see sameText). It returns -1 if there is none.
 func sameSay(lines []string, replaced map[int]string, statement string) int {
-	_, sw := keyitems.Features(statement, nil, nil)
-	if len(sw) < 2 {
-		return -1
-	}
+	feats, sw := keyitems.Features(statement, nil, nil)
 	want := map[string]bool{}
 	for _, w := range sw {
 		want[w] = true
+	}
+	var values []string // the statement's identifiers, of which a line may hold a garbled copy
+	for _, f := range feats {
+		if f.Kind == keyitems.Ident {
+			values = append(values, f.Key)
+		}
 	}
 	best, bestScore := -1, 0.0
 	for j, l := range lines {
@@ -564,22 +569,83 @@ func sameSay(lines []string, replaced map[int]string, statement string) int {
 			continue
 		}
 		_, text := itemSpeaker(l)
-		_, lw := keyitems.Features(text, nil, nil)
-		if len(lw) == 0 {
-			continue
-		}
-		n := 0
-		for _, w := range lw {
-			if want[w] {
-				n++
+		score := 0.0
+		if _, lw := keyitems.Features(text, nil, nil); len(sw) >= 2 && len(lw) > 0 {
+			n, garbled := 0, 0
+			for _, w := range lw {
+				switch {
+				case want[w]:
+					n++
+				case garbles(w, values):
+					garbled++
+				}
+			}
+			of, mine := float64(n)/float64(len(want)), float64(n)/float64(len(lw)-garbled)
+			if of >= 0.5 && mine >= 0.85 {
+				score = of + mine
 			}
 		}
-		of, mine := float64(n)/float64(len(want)), float64(n)/float64(len(lw))
-		if of >= 0.5 && mine >= 0.85 && of+mine > bestScore {
-			best, bestScore = j, of+mine
+		if d := dice(text, statement); d >= sameText {
+			score = max(score, 2*d)
+		}
+		if score > bestScore {
+			best, bestScore = j, score
 		}
 	}
 	return best
+}
+
+// sameText is how alike (in dice) a summary's line and a statement must be
+// for the line to be the statement rewritten: chosen on the in-sample chats
+// (facts kept with the check, summed over the extractive summarizer and
+// the three stand-ins: 633 without this test, 636 at 0.5, 638 at 0.6 and
+// 0.7, 634 at 0.8; 0.7 is the one that costs the extractive summarizer
+// nothing).
+const sameText = 0.7
+
+// dice is the Dice coefficient of a's and b's character trigrams, case
+// folded: 1 for the same text, 0 for nothing in common.
+func dice(a, b string) float64 {
+	grams := func(s string) map[string]int {
+		r := []rune(strings.ToLower(s))
+		m := map[string]int{}
+		for i := 0; i+3 <= len(r); i++ {
+			m[string(r[i:i+3])]++
+		}
+		return m
+	}
+	ga, gb := grams(a), grams(b)
+	na, nb, both := 0, 0, 0
+	for g, n := range ga {
+		na += n
+		both += min(n, gb[g])
+	}
+	for _, n := range gb {
+		nb += n
+	}
+	if na+nb == 0 {
+		return 0
+	}
+	return 2 * float64(both) / float64(na+nb)
+}
+
+// garbles reports whether w, a word without digits, is one of values
+// with its digits rewritten ("orion-prod-euwa" for "orion-prod-euw1", as
+// a summarizer that rounds numbers may write it): all but its last
+// letters are the start of the value, four at least. Such a word says
+// nothing a line would lose by being replaced by the statement that
+// holds the value.
+func garbles(w string, values []string) bool {
+	for _, v := range values {
+		n := 0
+		for n < len(w) && n < len(v) && w[n] == v[n] {
+			n++
+		}
+		if n >= 4 && n < len(v) && isASCIIDigit(rune(v[n])) && 2*n >= len(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // itemLine is the line that quotes an item's statement in a repaired

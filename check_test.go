@@ -425,6 +425,36 @@ func TestRepairReplaces(t *testing.T) {
 	}
 }
 
+func TestSameSay(t *testing.T) {
+	tests := []struct {
+		name, statement, line string
+		same                  bool
+	}{
+		{"reworded", "My order BW-58231 was shipped on 14 March to the depot.",
+			`- User: "My order about BW was shipped on about 10 March to the depot."`, true},
+		{"identifier garbled", "GKE Standard, regional cluster called orion-prod-euw1 in europe-west1.",
+			`- User: "GKE Standard, regional cluster called orion-prod-euwa few in europe-westa few."`, true},
+		{"numbers rounded", "The quote from Front Range Solar was $21,280 for the 8.2 kW system.",
+			`- User: "The quote from Front Range Solar was about $20,000 for the about 8 kW system."`, true},
+		{"numbers rounded, few words", "np-app-n2: 12 x n2-standard-8",
+			`- User: "np-app-na few: about 10 x n2-standard-a few"`, false}, // too little is alike
+		{"says more", "My order BW-58231 was shipped on 14 March to the depot.",
+			`- User: "My order was shipped, and the depot in Leeds called about the invoice."`, false},
+		{"two sentences in one line", "The change ticket is CHG0048213.",
+			`- User: "The change board gave us Saturday 15 November, 22:00 to 02:00 UTC. The change ticket is CHGabout 50000."`, false},
+		{"another value, same words", "The gate code is K-4471.", `- User: "The parking fee is 12 euros."`, false},
+		{"no list item", "My order BW-58231 was shipped on 14 March to the depot.",
+			"My order about BW was shipped on about 10 March to the depot.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sameSay([]string{"Facts:", tt.line}, map[int]string{}, tt.statement) == 1; got != tt.same {
+				t.Errorf("sameSay(%q) for %q: %v, want %v", tt.line, tt.statement, got, tt.same)
+			}
+		})
+	}
+}
+
 // FuzzRepair checks the summary check's repair on any input and summary:
 // the repaired summary fits the limit (or is the summary itself, when
 // nothing was added), every item missing is either repaired or unfit,

@@ -126,12 +126,12 @@ func TestRetentionLevels(t *testing.T) {
 		{"testdata/insample", "", true, 169},
 		{"testdata/insample", "concise", true, 158},
 		{"testdata/insample", "drop", true, 155}, // 156 until the check kept corrections corrected (2026-12-05)
-		{"testdata/insample", "vague", true, 150},
+		{"testdata/insample", "vague", true, 156},
 		{"testdata/heldout", "", false, 198},
 		{"testdata/heldout", "", true, 197},
 		{"testdata/heldout", "concise", true, 201},
-		{"testdata/heldout", "drop", true, 193},
-		{"testdata/heldout", "vague", true, 172},
+		{"testdata/heldout", "drop", true, 191},
+		{"testdata/heldout", "vague", true, 176},
 	}
 	for _, tt := range tests {
 		name := strings.TrimPrefix(tt.set, "testdata/") + "/" + tt.standin
