@@ -48,9 +48,10 @@ type SummaryCheck struct {
 	// verbatim, under [RepairHeading].
 	Repaired []KeyItem
 	// Unfit are the items of Missing that did not fit in the summary's
-	// token budget: the assistant's before the user's; of one speaker,
-	// the folded messages' before the previous summary's; and of those,
-	// the oldest.
+	// token budget, in the order of Missing. The budget leaves out the
+	// assistant's before the user's; of one speaker, the folded messages'
+	// before the previous summary's; of those, names and statements
+	// before identifiers and numbers; and of those, the oldest.
 	Unfit []KeyItem
 }
 
@@ -467,14 +468,18 @@ func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, 
 	// Priority: the user's items before the others'; of one speaker, what
 	// the previous summary held (the values of prev) before what the
 	// folded messages state, so that the next summary holds what the last
-	// one did; and of those, the newest first, so that the budget forces
-	// the oldest out.
+	// one did; of those, identifiers and numbers (what summaries lose
+	// most, and what a user asks for again) before names and statements
+	// (longer, and more often words a summary keeps in its own); and of
+	// those, the newest first, so that the budget forces the oldest out.
 	prio := make([]int, 0, len(missing))
 	for _, user := range []bool{true, false} {
 		for _, held := range []bool{true, false} {
-			for i := len(missing) - 1; i >= 0; i-- {
-				if (missing[i].Speaker == "User") == user && prev[missing[i].Value] == held {
-					prio = append(prio, i)
+			for _, specific := range []bool{true, false} {
+				for i := len(missing) - 1; i >= 0; i-- {
+					if (missing[i].Speaker == "User") == user && prev[missing[i].Value] == held && specificKind(missing[i].Kind) == specific {
+						prio = append(prio, i)
+					}
 				}
 			}
 		}
@@ -543,6 +548,12 @@ func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, 
 	}
 	return render(), added, unfit
 }
+
+// specificKind reports whether items of kind k come first in a repair:
+// identifiers and numbers. (Chosen on the in-sample chats: the four
+// settings with the check, summed, keep 638 facts with no kind first, 639
+// with statements among them, 643 with names, 657 with these two.)
+func specificKind(k string) bool { return k == "identifier" || k == "number" }
 
 // sameSay returns the index of the list item of lines (not yet replaced)
 // that says what statement says in other words: at least half of the

@@ -201,15 +201,15 @@ func TestRepair(t *testing.T) {
 			[]string{"identifier bw-58231", "identifier rma-7741", "number 14 march", "name kovács"}, nil},
 		// A limit of -1 is the size of the summary wanted: what it adds
 		// fits, the next item would not.
-		{"the user's first, newest first", nil, -1, "Summary.\n\n" + RepairHeading + "\n- User: \"It must arrive by 14 March.\"\n- User: \"Kovács must get it by 14 March.\"",
-			[]string{"number 14 march", "name kovács"}, []string{"identifier bw-58231", "identifier rma-7741"}},
-		{"a shorter older one fits where a newer one would not", nil, -1, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- User: \"Kovács must get it by 14 March.\"",
-			[]string{"identifier bw-58231", "name kovács"}, []string{"identifier rma-7741", "number 14 march"}},
+		{"the user's values first, newest first", nil, -1, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- User: \"It must arrive by 14 March.\"",
+			[]string{"identifier bw-58231", "number 14 march"}, []string{"identifier rma-7741", "name kovács"}},
+		{"a shorter older one fits where a newer one would not", nil, -1, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"",
+			[]string{"identifier bw-58231"}, []string{"identifier rma-7741", "number 14 march", "name kovács"}},
 		{"nothing fits", nil, 5, "Summary.", nil, []string{"identifier bw-58231", "identifier rma-7741", "number 14 march", "name kovács"}},
 		// What the previous summary held (MessageID "") comes before what
 		// the folded messages state, of one speaker.
-		{"the previous summary's first", []KeyItem{{Kind: "statement", Value: "leo is allergic to peanuts.", Statement: "Leo is allergic to peanuts.", Speaker: "User"}}, -1, "Summary.\n\n" + RepairHeading + "\n- User: \"Leo is allergic to peanuts.\"\n- User: \"Kovács must get it by 14 March.\"",
-			[]string{"statement leo is allergic to peanuts.", "name kovács"}, []string{"identifier bw-58231", "identifier rma-7741", "number 14 march"}},
+		{"the previous summary's first", []KeyItem{{Kind: "statement", Value: "leo is allergic to peanuts.", Statement: "Leo is allergic to peanuts.", Speaker: "User"}}, -1, "Summary.\n\n" + RepairHeading + "\n- User: \"Leo is allergic to peanuts.\"\n- User: \"It must arrive by 14 March.\"",
+			[]string{"statement leo is allergic to peanuts.", "number 14 march"}, []string{"identifier bw-58231", "identifier rma-7741", "name kovács"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -306,7 +306,7 @@ func TestSummaryCheck(t *testing.T) {
 			notSummary: nil,
 		},
 		{
-			name:    "the budget keeps the user's newest",
+			name:    "the budget keeps the user's values, newest first",
 			first:   poor,
 			second:  func(SummarizeRequest) string { return poor },
 			opts:    []Option{WithMaxSummaryTokens(40)},
@@ -314,9 +314,9 @@ func TestSummaryCheck(t *testing.T) {
 			retried: true,
 			missing: []string{"identifier bw-58231", "identifier rma-7741", "number £694",
 				"statement let's go with a replacement rather than a refund."},
-			repaired:   []string{"number £694", "statement let's go with a replacement rather than a refund."},
-			unfit:      []string{"identifier bw-58231", "identifier rma-7741"},
-			notSummary: []string{"RMA-7741", "BW-58231"},
+			repaired:   []string{"identifier bw-58231", "number £694"},
+			unfit:      []string{"identifier rma-7741", "statement let's go with a replacement rather than a refund."},
+			notSummary: []string{"RMA-7741", "rather than a refund"},
 		},
 	}
 	for _, tt := range tests {

@@ -392,8 +392,9 @@ func WithMaxSummaryTokens(n int) Option {
 // with their speakers, under [RepairHeading], as many as fit in
 // WithMaxSummaryTokens (without it, in half the trigger) and in the size of
 // the input: the user's before the assistant's; of one speaker, what the
-// previous summary held before what the folded messages state; and of
-// those, the newest first (the budget forces the oldest out).
+// previous summary held before what the folded messages state; of those,
+// identifiers and numbers before names and statements; and of those, the
+// newest first (the budget forces the oldest out).
 // [Result.Check], the SummaryChecked hook and the logger say what was
 // missing, repaired and left out. The check is deterministic and takes
 // about 1 ms per 1,000 tokens of input, the second Summarizer call aside
