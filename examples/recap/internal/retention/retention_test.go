@@ -127,6 +127,11 @@ func TestRetentionLevels(t *testing.T) {
 		{"testdata/insample", "concise", true, 161},
 		{"testdata/insample", "drop", true, 164},
 		{"testdata/insample", "vague", true, 161},
+		{"testdata/heldout2", "", false, 183},
+		{"testdata/heldout2", "", true, 188},
+		{"testdata/heldout2", "concise", true, 184},
+		{"testdata/heldout2", "drop", true, 170},
+		{"testdata/heldout2", "vague", true, 160},
 		{"testdata/heldout", "", false, 198},
 		{"testdata/heldout", "", true, 194}, // 197 before identifiers and numbers were repaired first (2026-12-05)
 		{"testdata/heldout", "concise", true, 203},
