@@ -513,6 +513,7 @@ func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, 
 		return b.String()
 	}
 	placed := map[string]bool{} // quote lines in the summary
+	lineGrams := make([]map[string]int, len(lines))
 	take := make([]bool, len(missing))
 	for _, i := range prio {
 		l := itemLine(missing[i])
@@ -520,7 +521,7 @@ func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, 
 			take[i] = true
 			continue
 		}
-		if j := sameSay(lines, replaced, missing[i].Statement); j >= 0 {
+		if j := sameSay(lines, replaced, missing[i].Statement, lineGrams); j >= 0 {
 			replaced[j] = l
 			if count(render()) <= limit {
 				take[i], placed[l] = true, true
@@ -562,12 +563,15 @@ func specificKind(k string) bool { return k == "identifier" || k == "number" }
 // copy of one of the statement's identifiers says nothing else), or it is
 // the statement rewritten, most of their text alike (its numbers rounded,
 // say: see sameText). It returns -1 if there is none.
-func sameSay(lines []string, replaced map[int]string, statement string) int {
+//
+// grams caches the trigrams of lines (see trigrams), filled as needed.
+func sameSay(lines []string, replaced map[int]string, statement string, grams []map[string]int) int {
 	feats, sw := keyitems.Features(statement, nil, nil)
 	want := map[string]bool{}
 	for _, w := range sw {
 		want[w] = true
 	}
+	sg := trigrams(statement)
 	var values []string // the statement's identifiers, of which a line may hold a garbled copy
 	for _, f := range feats {
 		if f.Kind == keyitems.Ident {
@@ -596,7 +600,10 @@ func sameSay(lines []string, replaced map[int]string, statement string) int {
 				score = of + mine
 			}
 		}
-		if d := dice(text, statement); d >= sameText {
+		if grams[j] == nil {
+			grams[j] = trigrams(text)
+		}
+		if d := dice(grams[j], sg); d >= sameText {
 			score = max(score, 2*d)
 		}
 		if score > bestScore {
@@ -614,24 +621,25 @@ func sameSay(lines []string, replaced map[int]string, statement string) int {
 // nothing).
 const sameText = 0.7
 
-// dice is the Dice coefficient of a's and b's character trigrams, case
-// folded: 1 for the same text, 0 for nothing in common.
-func dice(a, b string) float64 {
-	grams := func(s string) map[string]int {
-		r := []rune(strings.ToLower(s))
-		m := map[string]int{}
-		for i := 0; i+3 <= len(r); i++ {
-			m[string(r[i:i+3])]++
-		}
-		return m
+// trigrams counts the character trigrams of s, case folded.
+func trigrams(s string) map[string]int {
+	r := []rune(strings.ToLower(s))
+	m := make(map[string]int, len(r))
+	for i := 0; i+3 <= len(r); i++ {
+		m[string(r[i:i+3])]++
 	}
-	ga, gb := grams(a), grams(b)
+	return m
+}
+
+// dice is the Dice coefficient of two texts' trigrams (see trigrams): 1
+// for the same text, 0 for nothing in common.
+func dice(a, b map[string]int) float64 {
 	na, nb, both := 0, 0, 0
-	for g, n := range ga {
+	for g, n := range a {
 		na += n
-		both += min(n, gb[g])
+		both += min(n, b[g])
 	}
-	for _, n := range gb {
+	for _, n := range b {
 		nb += n
 	}
 	if na+nb == 0 {

@@ -448,7 +448,7 @@ func TestSameSay(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := sameSay([]string{"Facts:", tt.line}, map[int]string{}, tt.statement) == 1; got != tt.same {
+			if got := sameSay([]string{"Facts:", tt.line}, map[int]string{}, tt.statement, make([]map[string]int, 2)) == 1; got != tt.same {
 				t.Errorf("sameSay(%q) for %q: %v, want %v", tt.line, tt.statement, got, tt.same)
 			}
 		})

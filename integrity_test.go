@@ -454,18 +454,29 @@ func checkSequence(t *testing.T, spec, seq []byte, budget uint16, trigger, mode,
 		if perr != nil {
 			t.Fatalf("Plan: %v", perr)
 		}
+		if p.Stale {
+			// Compress planned against the summary a save replaced that
+			// stands for this history, if one does (see branches): its
+			// turn may be compacted, its results cleared otherwise.
+			ch, _ := index(req)
+			if q := c.planBranch("c", ch, p); !q.Stale {
+				p, _ = c.Plan(req, q.Summary)
+			}
+		}
 		if p.Compacted {
 			compactedPlans.Add(1)
 		}
+		// The smallest payload: the pinned prompt and the turn, as sent
+		// (its results cleared: over the ceiling, every eligible one, in
+		// whole batches or not).
 		cleared := p.Cleared
 		if flags&8 != 0 {
-			// Over the ceiling, every eligible result is cleared, in
-			// whole batches or not: the plan Compress used may have been
-			// against another summary (a branch restored), with other
-			// batches.
 			cleared = c.clearable(p, false)
 		}
-		floor := c.tokens(nil, p.Pinned) + c.tokens(nil, applyClearing(minTurn(p.Turn, flags&16 != 0), cleared)) // as sent: cleared
+		floor := c.tokens(nil, p.Pinned) + c.tokens(nil, applyClearing(minTurn(p.Turn, flags&16 != 0), cleared))
+		if debugSeq {
+			t.Logf("plan pinned %v turn %v stale %v; floor %d; res payload tokens %d cleared %v", ids(p.Pinned), ids(p.Turn), p.Stale, floor, res.PayloadTokens, res.Cleared)
+		}
 		switch {
 		case budget > 0 && floor > ceiling:
 			if !errors.Is(err, ErrBudget) {
