@@ -132,6 +132,11 @@ func TestRetentionLevels(t *testing.T) {
 		{"testdata/heldout2", "concise", true, 184},
 		{"testdata/heldout2", "drop", true, 170},
 		{"testdata/heldout2", "vague", true, 160},
+		{"testdata/heldout3", "", false, 171},
+		{"testdata/heldout3", "", true, 191},
+		{"testdata/heldout3", "concise", true, 179},
+		{"testdata/heldout3", "drop", true, 183},
+		{"testdata/heldout3", "vague", true, 161},
 		{"testdata/heldout", "", false, 198},
 		{"testdata/heldout", "", true, 194}, // 197 before identifiers and numbers were repaired first (2026-12-05)
 		{"testdata/heldout", "concise", true, 203},
