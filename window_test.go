@@ -152,7 +152,8 @@ func renderPlan(pc planCase, p Plan, err error) string {
 // checkPartition asserts the invariants of a Plan: every input message is,
 // in order, in exactly one of Pinned, Covered, Summarize, Window and Turn
 // (a Compacted turn's request in Turn and before it); the window starts at
-// a user message and the turn at the last one.
+// a user message (or the per-request context before one) and the turn at
+// the last one.
 func checkPartition(t *testing.T, msgs []Message, p Plan) {
 	t.Helper()
 	var all []Message
@@ -171,8 +172,15 @@ func checkPartition(t *testing.T, msgs []Message, p Plan) {
 			t.Errorf("pinned message %q has role %q", m.ID, m.Role)
 		}
 	}
-	if len(p.Window) > 0 && p.Window[0].Role != RoleUser {
-		t.Errorf("window starts with a %s message %q", p.Window[0].Role, p.Window[0].ID)
+	// The window starts at a user message, or at the system messages right
+	// before one (per-request context, never summarized apart from it:
+	// with no conversation in the window, those of the turn's request).
+	ctx := 0
+	for ctx < len(p.Window) && p.Window[ctx].Role == RoleSystem {
+		ctx++
+	}
+	if ctx < len(p.Window) && p.Window[ctx].Role != RoleUser {
+		t.Errorf("window starts with a %s message %q", p.Window[ctx].Role, p.Window[ctx].ID)
 	}
 	if len(p.Turn) == 0 || p.Turn[0].Role != RoleUser {
 		t.Fatalf("turn %v does not start with a user message", p.Turn)
