@@ -120,8 +120,7 @@ func inputItems(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
 	type found struct {
 		item KeyItem
 		user bool
-		prev bool // item.Statement is the previous summary's
-		at   int  // the index of item.Statement
+		at   int // the index of item.Statement in sts
 	}
 	var order []string
 	byValue := map[string]*found{}
@@ -141,7 +140,6 @@ func inputItems(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
 		f.at = at
 		f.item = KeyItem{Kind: kind, Value: v, Statement: st.text, Speaker: st.speaker, MessageID: st.id}
 		f.user = f.user || st.user
-		f.prev = st.prev
 	}
 	// when orders the statements in time: the previous summary's are all
 	// older than the folded messages', and none is older than another (a
@@ -193,7 +191,7 @@ func inputItems(previous string, msgs []Message) ([]KeyItem, map[string]bool) {
 			continue
 		}
 		out = append(out, f.item)
-		if f.prev {
+		if sts[f.at].prev {
 			prev[v] = true
 		}
 	}

@@ -3,10 +3,11 @@ package recap
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recapgo/recap/internal/benchchat"
 )
 
 // checkBenchMessages returns the messages of the chats in
@@ -14,26 +15,13 @@ import (
 // order, up to about n tokens of the default counter.
 func checkBenchMessages(tb testing.TB, n int) []Message {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("extractive", "testdata", "bench", "*.chat"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("benchmark chats: %v %v", files, err)
+	chat, err := benchchat.Read(filepath.Join("extractive", "testdata", "bench"), n, defaultCounter().CountTokens)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	c := defaultCounter()
-	var ms []Message
-	total := 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for _, block := range strings.Split(string(data), "\n== ")[1:] {
-			role, text, _ := strings.Cut(block, "\n")
-			m := Message{ID: fmt.Sprint(len(ms)), Role: Role(role), Content: strings.TrimSpace(text)}
-			if total += c.CountTokens(m.Content); total > n {
-				return ms
-			}
-			ms = append(ms, m)
-		}
+	ms := make([]Message, len(chat))
+	for i, m := range chat {
+		ms[i] = Message{ID: fmt.Sprint(i), Role: Role(m.Role), Content: m.Text}
 	}
 	return ms
 }

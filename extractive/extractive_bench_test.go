@@ -3,12 +3,12 @@ package extractive_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/internal/benchchat"
 )
 
 // benchRequest returns the messages of the chats in testdata/bench (the
@@ -16,26 +16,13 @@ import (
 // tokens.
 func benchRequest(tb testing.TB, n int) recap.SummarizeRequest {
 	tb.Helper()
-	c := counter(tb)
-	files, err := filepath.Glob(filepath.Join("testdata", "bench", "*.chat"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("benchmark chats: %v %v", files, err)
+	chat, err := benchchat.Read(filepath.Join("testdata", "bench"), n, counter(tb).CountTokens)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	var ms []recap.Message
-	total := 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for _, block := range strings.Split(string(data), "\n== ")[1:] {
-			role, text, _ := strings.Cut(block, "\n")
-			m := recap.Message{ID: fmt.Sprint(len(ms)), Role: recap.Role(role), Content: strings.TrimSpace(text)}
-			if total += c.CountTokens(m.Content); total > n {
-				return recap.SummarizeRequest{ChatID: "bench", Messages: ms}
-			}
-			ms = append(ms, m)
-		}
+	ms := make([]recap.Message, len(chat))
+	for i, m := range chat {
+		ms[i] = recap.Message{ID: fmt.Sprint(i), Role: recap.Role(m.Role), Content: m.Text}
 	}
 	return recap.SummarizeRequest{ChatID: "bench", Messages: ms}
 }

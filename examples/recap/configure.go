@@ -35,13 +35,7 @@ func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.
 	if maxInput != 0 {
 		opts = append(opts, recap.WithMaxSummarizeInput(maxInput))
 	}
-	if budget == 0 {
-		budget = auto
-		if check {
-			budget = setup.CheckedBudget(auto)
-		}
-	}
-	sum, fallback, label, err := setup.Summarizers(lookup, tok.counter, budget, chatapi.ForLLM)
+	sum, fallback, label, err := setup.Summarizers(lookup, tok.counter, setup.SummaryBudget(budget, auto, check), chatapi.ForLLM)
 	if err != nil {
 		return configuration{}, err
 	}

@@ -141,14 +141,7 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	budget := sim.budget
-	if budget == 0 {
-		budget = auto
-		if sim.check {
-			budget = setup.CheckedBudget(auto)
-		}
-	}
-	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.tok.counter, budget, chatapi.ForLLM)
+	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.tok.counter, setup.SummaryBudget(sim.budget, auto, sim.check), chatapi.ForLLM)
 	if err != nil {
 		return nil, err
 	}

@@ -209,10 +209,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 	backoff := newSaveBackoff(log, now)
 	backoff.maxStored = o.maxStored
-	if o.sumCheck {
-		budget = setup.CheckedBudget(budget) // room for the check's repairs
-	}
-	sums, opts, err := o.summarizers(lookup, counter, budget, tel, backoff, now, opts)
+	sums, opts, err := o.summarizers(lookup, counter, setup.SummaryBudget(0, budget, o.sumCheck), tel, backoff, now, opts)
 	if err != nil {
 		return err
 	}

@@ -172,7 +172,18 @@ func Options(lookup func(string) (string, bool), prefixes []string, fs *flag.Fla
 // check is on (recap.WithSummaryCheck): four fifths of budget, the rest
 // left to the check, which appends what a summary left out within the
 // same bound (half the trigger). A summary that fills the bound leaves it
-// no room: on the retention benchmark's held-out chats, the extractive
-// summarizer at 500 tokens kept 76% of the facts alone and 72% with the
-// check; at 400 with the check, 74%.
+// no room (docs/retention.md has the figures).
 func CheckedBudget(budget int) int { return max(budget-budget/5, 1) }
+
+// SummaryBudget is the extractive summaries' budget of a program: budget
+// when the user set one (not 0), else auto, made room in for the summary
+// check when check is set (CheckedBudget).
+func SummaryBudget(budget, auto int, check bool) int {
+	switch {
+	case budget != 0:
+		return budget
+	case check:
+		return CheckedBudget(auto)
+	}
+	return auto
+}

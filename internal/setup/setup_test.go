@@ -75,3 +75,15 @@ func TestCheckedBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestSummaryBudget(t *testing.T) {
+	for _, tt := range []struct {
+		budget, auto int
+		check        bool
+		want         int
+	}{{0, 500, false, 500}, {0, 500, true, 400}, {300, 500, true, 300}, {300, 500, false, 300}} {
+		if got := SummaryBudget(tt.budget, tt.auto, tt.check); got != tt.want {
+			t.Errorf("SummaryBudget(%d, %d, %v) = %d, want %d", tt.budget, tt.auto, tt.check, got, tt.want)
+		}
+	}
+}

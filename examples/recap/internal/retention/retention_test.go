@@ -25,10 +25,7 @@ func newSetup(t *testing.T, standin string, check bool) Setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	budget := maxSummaryTokens
-	if check {
-		budget = setup.CheckedBudget(budget) // as the CLI does
-	}
+	budget := setup.SummaryBudget(0, maxSummaryTokens, check) // as the CLI does
 	sum, fallback, label, err := setup.Summarizers(noEnv, counter, budget, chatapi.ForLLM)
 	if err != nil {
 		t.Fatal(err)
