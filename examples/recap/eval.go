@@ -29,8 +29,10 @@ the facts of the chat's "fact" lines (a .chat file, the format of the
 retention benchmark: see docs/retention.md). It prints, per chat and in
 total: the facts kept; those the newest whole messages in the same
 tokens keep (recent-only); the payload's share of the chat; the dropped
-facts that Recall finds from their "question" lines; the Summarizer
-calls, their input tokens and the tokens sent over all turns. A chat
+facts that Recall finds from their "question" lines; the same sums by
+the chats' language, by who stated the facts, and for the corrected
+ones; the Summarizer calls, their input tokens and the tokens sent over
+all turns. A chat
 without fact lines (a JSON chat, as compress reads it, up to its last
 user message) is measured by its key items instead, a proxy labelled as
 such: identifiers, numbers with their units, dates and times, quoted
@@ -38,7 +40,7 @@ titles, URLs and e-mail addresses.
 
 Each DIR (its *.chat and *.json files) is reported apart, the chat files
 given one by one together; with no argument, eval replays the built-in
-benchmark, its three held-out sets then its in-sample one. -grid replays
+benchmark, its four held-out sets then its in-sample one. -grid replays
 every trigger of -triggers with every window of -windows, as simulate
 does. -plot draws the facts kept at each turn, summed over the chats,
 for each setting.
@@ -181,7 +183,8 @@ func evalSetup(lookup func(string) (string, bool), tok *tokenizer, s setting, f 
 }
 
 // writeEvalSection writes the tables of one set's outcomes under its name:
-// the facts kept and recalled (the retention benchmark's tables), the key
+// the facts kept and recalled (the retention benchmark's tables, and
+// their sums by language, speaker and correction), the key
 // items kept of the chats without facts, the Summarizer calls and tokens,
 // and with verbose each chat's summary and facts.
 func writeEvalSection(w io.Writer, name, label string, outs []retention.Outcome, verbose bool) {
@@ -199,6 +202,8 @@ func writeEvalSection(w io.Writer, name, label string, outs []retention.Outcome,
 		retention.WriteTable(w, facts)
 		fmt.Fprintf(w, "\nFacts the final payload does not hold, recalled by recap.Compressor.Recall: the top %d excerpts for the fact's question, over the final messages and summary, hold every proof:\n\n", retention.RecallK)
 		retention.WriteRecallTable(w, facts)
+		fmt.Fprint(w, "\nThe same facts by the chats' language, by who stated them, and those corrected in the chat:\n\n")
+		retention.WriteGroupTable(w, facts)
 	}
 	if len(proxy) > 0 {
 		if len(facts) > 0 {

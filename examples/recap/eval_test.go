@@ -54,13 +54,13 @@ func TestEvalGolden(t *testing.T) {
 }
 
 // TestEvalBenchmark runs eval without a chat: the built-in benchmark,
-// the three held-out sets then in-sample, with the tables the retention command printed.
+// the four held-out sets then in-sample, with the tables the retention command printed.
 func TestEvalBenchmark(t *testing.T) {
 	code, out, errOut := runCLI(t, noEnv, "eval", "-v")
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"## held-out, second set", "## held-out, third set", "| **all 24 chats**", "## held-out (never tuned on)", "| **all 26 chats**", "## in-sample", "| **all 22 chats**",
+	for _, want := range []string{"## held-out, second set", "## held-out, third set", "## held-out, fourth set", "| **all 24 chats**", "## held-out (never tuned on)", "| **all 26 chats**", "## in-sample", "| **all 22 chats**",
 		"replayed with the extractive summarizer (offline, no LLM):", "## support-parcel",
 		"| chat | facts dropped | without question | recalled (top 3) | answerable |", "  - recalled by \"",
 		"| chat | turns | summarizer calls | summarizer input | tokens sent | uncompressed | saved |"} {

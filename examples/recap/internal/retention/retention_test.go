@@ -134,6 +134,11 @@ func TestRetentionLevels(t *testing.T) {
 		{"testdata/heldout3", "concise", true, 179},
 		{"testdata/heldout3", "drop", true, 183},
 		{"testdata/heldout3", "vague", true, 161},
+		{"testdata/heldout4", "", false, 198},
+		{"testdata/heldout4", "", true, 202},
+		{"testdata/heldout4", "concise", true, 185},
+		{"testdata/heldout4", "drop", true, 181},
+		{"testdata/heldout4", "vague", true, 176},
 		{"testdata/heldout", "", false, 198},
 		{"testdata/heldout", "", true, 194}, // 197 before identifiers and numbers were repaired first (2026-12-05)
 		{"testdata/heldout", "concise", true, 203},
