@@ -23,7 +23,7 @@ const (
 )
 
 // Cue phrases in English, French, German, Spanish, Italian, Portuguese and
-// Japanese, lower-case. Latin phrases match whole words; CJK phrases match
+// Japanese, lower-case (and fewer in other languages: see cues_more.go). Latin phrases match whole words; CJK phrases match
 // anywhere.
 var (
 	constraintCues phrases = (`must|mustn't|never|only|always|allergic|allergy|allergies|intolerance|deadline|
@@ -39,7 +39,7 @@ var (
 		vietato|al massimo|almeno|non può|non possiamo|non posso|senza glutine|
 		nunca|só|apenas|somente|tem de|tem que|temos de|temos que|tenho de|tenho que|obrigatório|obrigatória|proibido|alérgico|alérgica|
 		alergia|intolerante|no máximo|pelo menos|não posso|não podemos|não pode|sem glúten|de maneira nenhuma|
-		必ず|絶対|だけ|しか|できない|できません|ダメ|だめ|アレルギー|禁止|いけない|ません|ない|不可|必須`)
+		必ず|絶対|だけ|しか|できない|できません|ダメ|だめ|アレルギー|禁止|いけない|ません|ない|不可|必須` + "|" + constraintMore)
 	limitCues phrases = (`need|needs|have to|has to|had to|before|until|budget|max|maximum|minimum|important|limit|not|no|don't|doesn't|
 		besoin|avant|jusqu'à|budget|maximum|minimum|important|pas|ne|
 		brauche|brauchen|vor|bis|budget|maximal|wichtig|nicht|kein|keine|keinen|
@@ -54,7 +54,7 @@ var (
 		decidido|decidimos|nos quedamos con|elegimos|vamos con|hemos elegido|hemos decidido|me quedo con|
 		abbiamo scelto|ho scelto|abbiamo deciso|ho deciso|deciso|confermato|prenotato|
 		decidimos|escolhemos|ficamos com|fico com|vamos com|vamos ficar com|decidi|escolhi|está decidido|
-		にします|にしたい|決めました|決定|予約しました|にしました`)
+		にします|にしたい|決めました|決定|予約しました|にしました` + "|" + decisionMore)
 	correctionCues phrases = (`actually|correction|sorry, i|i meant|mistyped|typo|changed|change of plan|moved|
 		switched|no longer|anymore|instead|rather than|not anymore|turns out|
 		en fait|finalement|au lieu|changement|corrige|correction|
@@ -62,7 +62,7 @@ var (
 		en realidad|al final|en vez de|en lugar de|ya no|cambiado|corrijo|sino|
 		in realtà|invece|anziché|non più|cambiato|
 		afinal|em vez de|já não|passou para|mudou para|mudámos|corrigir|
-		変更|変わり|変わった|ではなく|じゃなく|訂正`)
+		変更|変わり|変わった|ではなく|じゃなく|訂正` + "|" + correctionMore)
 	updateCues phrases = (`now|from now on|no more|agora|a partir de agora|
 		désormais|maintenant|dorénavant|
 		jetzt|ab jetzt|nunmehr|

@@ -42,6 +42,12 @@ func TestCues(t *testing.T) {
 		{"I'll think about it.", Open | FirstPerson},
 		{"Can I pay later?", Question | Open | FirstPerson},
 		{"夫は運転免許を持っていないので、運転は私だけです。", Constraint | FirstPerson},
+		// Other languages (cues_more.go).
+		{"С дилером общаемся только письменно.", Constraint},
+		{"Mama Tomka choruje na celiakię.", Constraint},
+		{"Wybraliśmy salę Dworek.", Decision},
+		{"我们决定签这个合同。", Decision},
+		{"Sorry, in plaats van 3 maart wordt het 17 maart.", Correction},
 	} {
 		if got := Cues(tc.in) &^ (Limit | Marker | Courtesy); got != tc.want {
 			t.Errorf("cues(%q) = %b, want %b", tc.in, got, tc.want)

@@ -64,16 +64,17 @@ func (f Feature) Weight() float64 {
 var Weekdays = WordSet(`monday tuesday wednesday thursday friday saturday sunday mon tue wed thu fri sat sun
 	lundi mardi mercredi jeudi vendredi samedi dimanche montag dienstag mittwoch donnerstag freitag samstag sonntag
 	lunes martes miércoles jueves viernes sábado domingo lunedì martedì mercoledì giovedì venerdì sabato domenica
-	segunda terça quarta quinta sexta`)
+	segunda terça quarta quinta sexta` + " " + weekdaysMore)
 
 // Money and timeUnits are the shapes of amounts and of dates and times.
 var (
-	Money     = WordSet(`$ € £ ¥ ₩ k€ euro euros eur dollar dollars usd pound pounds gbp yen 円 万円 千円 億円 元 francs chf k m`)
+	Money = WordSet(`$ € £ ¥ ₩ k€ euro euros eur dollar dollars usd pound pounds gbp yen 円 万円 千円 億円 元 francs chf k m` +
+		" " + moneyMore)
 	TimeUnits = WordSet(`am pm h uhr heures hours hour days weeks months years day week month year jours semaines mois ans
 		tage wochen monate jahre días semanas meses años giorni settimane mesi anni 日 月 時 分 週間 ヶ月 年 日目 日間 泊 歳
 		monday tuesday wednesday thursday friday saturday sunday lundi mardi mercredi jeudi vendredi samedi dimanche
 		montag dienstag mittwoch donnerstag freitag samstag sonntag lunes martes miércoles jueves viernes sábado domingo
-		lunedì martedì mercoledì giovedì venerdì sabato domenica utc cet`)
+		lunedì martedì mercoledì giovedì venerdì sabato domenica utc cet` + " " + timeUnitsMore + " " + weekdaysMore)
 )
 
 // A Token is a word of a unit: a run of letters and digits (with inner
@@ -121,7 +122,7 @@ func Tokenize(s string) []Token {
 			out = append(out, Token{s: string(rs[i:j]), initial: initial})
 			i = j
 			initial = false
-		case strings.ContainsRune("$€£¥%₩", r):
+		case strings.ContainsRune(currencySigns, r):
 			out = append(out, Token{s: string(r)})
 			i++
 		default:
@@ -137,14 +138,15 @@ func Tokenize(s string) []Token {
 // OfWords join a day to its month: "15 de octubre".
 var OfWords = WordSet(`of de del di do da`)
 
-// Months name the months in the languages the cues cover; a number before
-// or after one is a date.
+// Months name the months in the languages the cues cover, and in the
+// other languages of calendar.go; a number before or after one is a
+// date.
 var Months = WordSet(`january february march april may june july august september october november december
 	jan feb mar apr jun jul aug sep sept oct nov dec
 	janvier février mars avril mai juin juillet août septembre octobre novembre décembre
 	januar februar märz juni juli oktober dezember
 	enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
-	gennaio febbraio aprile maggio giugno luglio agosto settembre ottobre dicembre`)
+	gennaio febbraio aprile maggio giugno luglio agosto settembre ottobre dicembre` + " " + monthsMore)
 
 // Features extracts what text states that a summary should keep. names
 // reports whether a capitalized word is a name in this request (see
@@ -215,6 +217,14 @@ func numberAt(toks []Token, i int) (Feature, int) {
 	if i > 0 && IsSymbol(toks[i-1].s) {
 		f.Kind, f.Shape = Number, toks[i-1].s
 		f.Key = toks[i-1].s + key
+	} else if i > 0 && isCurrencyWord(toks[i-1]) {
+		// A currency written before the amount: "Rp 5.000.000", "CHF 300".
+		f.Kind, f.Shape = Number, strings.ToLower(toks[i-1].s)
+		f.Key = f.Shape + " " + key
+	} else if i > 0 && Months[strings.ToLower(toks[i-1].s)] && (i+1 >= len(toks) || !toks[i+1].cjk && !IsSymbol(toks[i+1].s)) {
+		// "tháng 6 nhé", "March 14 deadline": the month makes it a
+		// date, whatever word follows.
+		f = asDate(f, key, toks, i)
 	} else if i+1 < len(toks) {
 		f = withUnit(f, key, toks[i+1])
 	}
@@ -389,7 +399,7 @@ func IsDigits(s string) bool {
 	return s != ""
 }
 
-func IsSymbol(s string) bool { return len(s) <= 3 && strings.ContainsAny(s, "$€£¥%₩") }
+func IsSymbol(s string) bool { return len(s) <= 3 && strings.ContainsAny(s, currencySigns) }
 
 // Ordinal reports whether w is a number with an ordinal or plural suffix
 // (3rd, 2e, 1st, 4th, 1970s), which is a number rather than an identifier.
@@ -446,4 +456,10 @@ func CJKBigrams(s string) []string {
 		out = append(out, string(rs[i:i+2]))
 	}
 	return out
+}
+
+// isCurrencyWord reports whether t is a currency's name or code of two
+// letters or more ("Rp", "CHF", "zł"), which an amount may follow.
+func isCurrencyWord(t Token) bool {
+	return !t.cjk && utf8.RuneCountInString(t.s) >= 2 && !HasDigit(t.s) && Money[strings.ToLower(t.s)]
 }
