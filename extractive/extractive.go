@@ -16,9 +16,10 @@
 // yet: identifiers (BW-58213, pg-prod-2), money, dates and times ($130,
 // 19 juillet, 14:05, 40万円), other numbers with their unit, names, quoted
 // titles and what its author put in bold; plus its kind, told by cue words
-// in English, French, German, Spanish, Italian, Portuguese and Japanese:
-// constraints ("must", "never", "only", "allergic", "deadline"), decisions
-// ("let's go with", "on signe"), corrections. The user's words count in
+// in English, French, German, Spanish, Italian, Portuguese and Japanese
+// (and fewer in 21 more languages): constraints ("must", "never", "only",
+// "allergic", "deadline"), decisions ("let's go with", "on signe"),
+// corrections. The user's words count in
 // full; the assistant's count for its identifiers and what it stressed,
 // little for its advice and what it says in passing. A question counts
 // only for the facts it states, unless nobody answered it yet or the user
