@@ -165,7 +165,9 @@ func TestRetentionLevels(t *testing.T) {
 		if tt.check {
 			name += "+check"
 		}
+		tt := tt // go 1.21: one tt per iteration, for the parallel subtests
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each replay is independent (stand-ins seed per request): both cores in CI
 			chats, err := Load(Set{tt.set, tt.set})
 			if err != nil {
 				t.Fatal(err)
