@@ -40,7 +40,8 @@ titles, URLs and e-mail addresses.
 
 Each DIR (its *.chat and *.json files) is reported apart, the chat files
 given one by one together; with no argument, eval replays the built-in
-benchmark, its four held-out sets then its in-sample one. -grid replays
+benchmark: its held-out sets (the clean ones first, then those in
+other languages and the first one), then its in-sample one. -grid replays
 every trigger of -triggers with every window of -windows, as simulate
 does. -plot draws the facts kept at each turn, summed over the chats,
 for each setting.

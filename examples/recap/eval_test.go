@@ -54,7 +54,7 @@ func TestEvalGolden(t *testing.T) {
 }
 
 // TestEvalBenchmark runs eval without a chat: the built-in benchmark,
-// the four held-out sets then in-sample, with the tables the retention command printed.
+// the held-out sets then in-sample, with the tables the retention command printed.
 func TestEvalBenchmark(t *testing.T) {
 	code, out, errOut := runCLI(t, noEnv, "eval", "-v")
 	if code != 0 || errOut != "" {
