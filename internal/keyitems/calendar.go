@@ -13,8 +13,9 @@ package keyitems
 // English words or names (try, php, cad, ron, ft for feet) are left out:
 // a currency before a number makes it money.
 
-// currencySigns are the signs that make the number next to them money.
-const currencySigns = "$€£¥%₩₽₴₺₹₪₫฿₱₦₸₼₾"
+// unitSigns are the signs that make the number next to them money, or a
+// share (%).
+const unitSigns = "$€£¥%₩₽₴₺₹₪₫฿₱₦₸₼₾"
 
 const monthsMore = `
 	janeiro fevereiro março maio junho julho setembro outubro novembro dezembro

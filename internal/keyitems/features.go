@@ -122,7 +122,7 @@ func Tokenize(s string) []Token {
 			out = append(out, Token{s: string(rs[i:j]), initial: initial})
 			i = j
 			initial = false
-		case strings.ContainsRune(currencySigns, r):
+		case strings.ContainsRune(unitSigns, r):
 			out = append(out, Token{s: string(r)})
 			i++
 		default:
@@ -399,7 +399,7 @@ func IsDigits(s string) bool {
 	return s != ""
 }
 
-func IsSymbol(s string) bool { return len(s) <= 3 && strings.ContainsAny(s, currencySigns) }
+func IsSymbol(s string) bool { return len(s) <= 3 && strings.ContainsAny(s, unitSigns) }
 
 // Ordinal reports whether w is a number with an ordinal or plural suffix
 // (3rd, 2e, 1st, 4th, 1970s), which is a number rather than an identifier.

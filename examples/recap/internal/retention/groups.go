@@ -29,13 +29,10 @@ func Groups(os []Outcome) []Group {
 	byLang := map[string]*Group{}
 	bySpeaker := map[string]*Group{}
 	corrected := &Group{Name: "corrected (the newer value)"}
-	seen := map[*Group]map[int]bool{}
+	last := map[*Group]int{} // the chat a group counted last, plus one: chats come in order
 	add := func(g *Group, chat int, o Outcome, i int) {
-		if seen[g] == nil {
-			seen[g] = map[int]bool{}
-		}
-		if !seen[g][chat] {
-			seen[g][chat] = true
+		if last[g] != chat+1 {
+			last[g] = chat + 1
 			g.Chats++
 		}
 		g.Facts++

@@ -289,7 +289,7 @@ type Totals struct {
 }
 
 // Percent returns n as a percentage of the facts.
-func (t Totals) Percent(n int) float64 { return 100 * float64(n) / float64(max(t.Facts, 1)) }
+func (t Totals) Percent(n int) float64 { return pct(n, t.Facts) }
 
 // Sum adds up outcomes, of chats with facts or, for the proxy, without
 // (Facts is then the key items).
