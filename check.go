@@ -39,7 +39,8 @@ type KeyItem struct {
 // A SummaryCheck is what [WithSummaryCheck] found in a new summary.
 type SummaryCheck struct {
 	// Missing are the key items of the input that the Summarizer's summary
-	// left out (after its second request, if there was one).
+	// left out: of the summary used, if it was asked twice (see
+	// WithSummaryCheck).
 	Missing []KeyItem
 	// Retried reports that the Summarizer was asked a second time, with
 	// the items its first summary left out (SummarizeRequest.Missing).
@@ -694,8 +695,11 @@ func missingLines(missing []KeyItem) []string {
 // WithSummaryCheck is set (and returns text and nil otherwise): the key
 // items it leaves out are asked for once more (SummarizeRequest.Missing),
 // and those still missing are appended verbatim as far as the summary's
-// bound allows (see repair). A second summary that misses more than the
-// first is not used.
+// bound allows (see repair). Of the first summary and the second, the one
+// whose repair leaves fewer items out is used; of two that leave as many
+// out, the one that missed fewer, then the second: a second summary that
+// misses more items, but items short enough to repair, beats a first that
+// leaves no room to repair what it missed.
 func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeRequest, copies func() []Message, text string, input int, fallback bool) (string, *SummaryCheck) {
 	if !c.cfg.check {
 		return text, nil
@@ -703,19 +707,30 @@ func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeReque
 	want, prev := inputItems(req.Previous, req.Messages)
 	missing := missingItems(want, text)
 	chk := &SummaryCheck{}
+	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) - c.cfg.overhead }
+	limit := c.repairLimit(c.inputText(input, req))
+	var second *repaired
 	if len(missing) > 0 && ctx.Err() == nil {
 		chk.Retried = true
 		again := req
 		again.Messages, again.Missing = copies(), missingLines(missing)
-		if t, err := c.call(ctx, s, again, input, fallback); err == nil {
-			if m := missingItems(want, t); len(m) <= len(missing) {
-				text, missing = t, m
-			}
+		if t, err := c.call(ctx, s, again, input, fallback); err == nil && t != text {
+			m := missingItems(want, t)
+			second = &repaired{missing: m}
+			second.text, second.added, second.unfit = repair(t, m, prev, limit, count)
 		}
 	}
-	chk.Missing = missing
-	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) - c.cfg.overhead }
-	text, chk.Repaired, chk.Unfit = repair(text, missing, prev, c.repairLimit(c.inputText(input, req)), count)
+	// The first summary repaired, unless the second leaves nothing out
+	// that it could not repair and missed no more.
+	if second == nil || len(second.unfit) > 0 || len(second.missing) > len(missing) {
+		first := &repaired{missing: missing}
+		first.text, first.added, first.unfit = repair(text, missing, prev, limit, count)
+		if second == nil || len(first.unfit) < len(second.unfit) ||
+			len(first.unfit) == len(second.unfit) && len(missing) < len(second.missing) {
+			second = first
+		}
+	}
+	text, chk.Missing, chk.Repaired, chk.Unfit = second.text, second.missing, second.added, second.unfit
 	if h := c.cfg.hooks.SummaryChecked; h != nil {
 		h(ctx, req.ChatID, *chk)
 	}
@@ -724,6 +739,13 @@ func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeReque
 			"repaired", len(chk.Repaired), "unfit", len(chk.Unfit))
 	}
 	return text, chk
+}
+
+// repaired is a summary after repair: its text, the items it missed, and
+// of those, the ones put in and left out.
+type repaired struct {
+	text                  string
+	missing, added, unfit []KeyItem
 }
 
 // summaryBound is the most tokens of text a summary of input tokens of

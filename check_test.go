@@ -318,6 +318,37 @@ func TestSummaryCheck(t *testing.T) {
 			unfit:      []string{"identifier rma-7741", "statement let's go with a replacement rather than a refund."},
 			notSummary: []string{"RMA-7741", "rather than a refund"},
 		},
+		{
+			name:  "a second summary that misses more is not used when its repair keeps no more",
+			first: "Order BW-58231 broken; paid £694. User: let's go with a replacement rather than a refund.",
+			second: func(SummarizeRequest) string {
+				return poor
+			},
+			calls:      2,
+			retried:    true,
+			missing:    []string{"identifier rma-7741"},
+			repaired:   []string{"identifier rma-7741"},
+			inSummary:  []string{"Order BW-58231 broken; paid £694.", `- Assistant: "I opened ticket RMA-7741 for the replacement."`},
+			notSummary: []string{poor},
+		},
+		{
+			name: "a second summary that misses more is used when its repair keeps more",
+			first: "Order BW-58231 arrived broken, and the user paid £694 for it, after first saying £649 by mistake. " +
+				"User: let's go with a replacement rather than a refund. The courier collects the broken one in its box, " +
+				"with all the parts that came with it, on a day to be agreed.",
+			second: func(SummarizeRequest) string {
+				return "Order BW-58231 broken."
+			},
+			opts:    []Option{WithMaxSummaryTokens(60)},
+			calls:   2,
+			retried: true,
+			missing: []string{"identifier rma-7741", "number £694",
+				"statement let's go with a replacement rather than a refund."},
+			repaired: []string{"identifier rma-7741", "number £694",
+				"statement let's go with a replacement rather than a refund."},
+			inSummary:  []string{"Order BW-58231 broken.", "RMA-7741", "£694", "rather than a refund"},
+			notSummary: []string{"The courier collects"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -373,8 +404,8 @@ func TestSummaryCheck(t *testing.T) {
 					t.Errorf("stored summary has %q:\n%s", w, stored.Text)
 				}
 			}
-			if n := words.CountTokens(stored.Text); tt.opts != nil && n > 40 {
-				t.Errorf("repaired summary of %d tokens, over WithMaxSummaryTokens(40)", n)
+			if n := words.CountTokens(stored.Text); tt.opts != nil && n > 60 {
+				t.Errorf("repaired summary of %d tokens, over WithMaxSummaryTokens", n)
 			}
 		})
 	}

@@ -394,7 +394,9 @@ func WithMaxSummaryTokens(n int) Option {
 // the input: the user's before the assistant's; of one speaker, what the
 // previous summary held before what the folded messages state; of those,
 // identifiers and numbers before names and statements; and of those, the
-// newest first (the budget forces the oldest out).
+// newest first (the budget forces the oldest out). Of the two summaries,
+// the one whose repair leaves fewer items out is saved (of two that leave
+// as many out, the one that missed fewer; then the second).
 // [Result.Check], the SummaryChecked hook and the logger say what was
 // missing, repaired and left out. The check is deterministic and takes
 // about 1 ms per 1,000 tokens of input, the second Summarizer call aside
