@@ -709,28 +709,28 @@ func (c *Compressor) check(ctx context.Context, s Summarizer, req SummarizeReque
 	chk := &SummaryCheck{}
 	count := func(t string) int { return c.tokens(&Message{Content: t}, nil) - c.cfg.overhead }
 	limit := c.repairLimit(c.inputText(input, req))
-	var second *repaired
+	var best *repaired // the summary to use, repaired
 	if len(missing) > 0 && ctx.Err() == nil {
 		chk.Retried = true
 		again := req
 		again.Messages, again.Missing = copies(), missingLines(missing)
 		if t, err := c.call(ctx, s, again, input, fallback); err == nil && t != text {
 			m := missingItems(want, t)
-			second = &repaired{missing: m}
-			second.text, second.added, second.unfit = repair(t, m, prev, limit, count)
+			best = &repaired{missing: m}
+			best.text, best.added, best.unfit = repair(t, m, prev, limit, count)
 		}
 	}
-	// The first summary repaired, unless the second leaves nothing out
-	// that it could not repair and missed no more.
-	if second == nil || len(second.unfit) > 0 || len(second.missing) > len(missing) {
+	// The first summary repaired, unless the second's repair left nothing
+	// out and it missed no more than the first: the first cannot beat it.
+	if best == nil || len(best.unfit) > 0 || len(best.missing) > len(missing) {
 		first := &repaired{missing: missing}
 		first.text, first.added, first.unfit = repair(text, missing, prev, limit, count)
-		if second == nil || len(first.unfit) < len(second.unfit) ||
-			len(first.unfit) == len(second.unfit) && len(missing) < len(second.missing) {
-			second = first
+		if best == nil || len(first.unfit) < len(best.unfit) ||
+			len(first.unfit) == len(best.unfit) && len(missing) < len(best.missing) {
+			best = first
 		}
 	}
-	text, chk.Missing, chk.Repaired, chk.Unfit = second.text, second.missing, second.added, second.unfit
+	text, chk.Missing, chk.Repaired, chk.Unfit = best.text, best.missing, best.added, best.unfit
 	if h := c.cfg.hooks.SummaryChecked; h != nil {
 		h(ctx, req.ChatID, *chk)
 	}
