@@ -83,7 +83,11 @@ func ReadChat(fsys fs.FS, name string) (Chat, error) {
 	fail := func(line int, format string, args ...any) (Chat, error) {
 		return Chat{}, fmt.Errorf("retention: %s:%d: %s", name, line, fmt.Sprintf(format, args...))
 	}
-	var cur *recap.Message
+	var (
+		cur       *recap.Message
+		factLines []int // the line of each fact of c.Facts
+		last      int   // the last line read
+	)
 	flush := func() {
 		if cur != nil {
 			cur.Content = strings.TrimSpace(cur.Content)
@@ -94,6 +98,7 @@ func ReadChat(fsys fs.FS, name string) (Chat, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for n := 1; sc.Scan(); n++ {
+		last = n
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "== "):
@@ -133,6 +138,7 @@ func ReadChat(fsys fs.FS, name string) (Chat, error) {
 				fact.Stale = fs[4]
 			}
 			c.Facts = append(c.Facts, fact)
+			factLines = append(factLines, n)
 		case strings.HasPrefix(line, "question |"):
 			if len(c.Facts) == 0 || c.Facts[len(c.Facts)-1].Question != "" {
 				return fail(n, "a question line follows a fact line without a question")
@@ -155,13 +161,13 @@ func ReadChat(fsys fs.FS, name string) (Chat, error) {
 	}
 	flush()
 	if len(c.Messages) == 0 || c.Messages[len(c.Messages)-1].Role != recap.RoleUser {
-		return fail(0, "the chat must end with a user message")
+		return fail(last, "the chat must end with a user message")
 	}
 	text := strings.ToLower(transcript(c.Messages))
-	for _, fact := range c.Facts {
+	for i, fact := range c.Facts {
 		for _, p := range fact.Proof {
 			if !strings.Contains(text, strings.ToLower(p)) {
-				return fail(0, "fact %q: proof %q is not in the chat", fact.What, p)
+				return fail(factLines[i], "fact %q: proof %q is not in the chat", fact.What, p)
 			}
 		}
 	}

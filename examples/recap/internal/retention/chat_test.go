@@ -64,6 +64,10 @@ func TestReadChatQuestion(t *testing.T) {
 		{"names its proof", head + "question | was it inc-1?\n" + body, "", "names the proof"},
 		{"twice", head + "question | a?\nquestion | b?\n" + body, "", "without a question"},
 		{"before any fact", "title: t\nquestion | a?\n" + body, "", "without a question"},
+		// Errors name the line they are about.
+		{"proof not in the chat", head + "fact | user | order | BW-1\n" + body, "", `c.chat:4: fact "order": proof "BW-1" is not in the chat`},
+		{"no user message last", head + "== user\nINC-1\n== assistant\nok\n", "", "c.chat:7: the chat must end with a user message"},
+		{"no message", head, "", "c.chat:3: the chat must end with a user message"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
