@@ -24,7 +24,7 @@ func TestHelp(t *testing.T) {
 		{"HelpPlan", "a command's usage and flags", []string{"help", "plan"}, []string{"usage: recap plan [flags] CHAT.json", "dry run", "-trigger"}},
 		{"HelpSimulate", "simulate's usage and flags", []string{"help", "simulate"}, []string{"usage: recap simulate", "-model NAME", "- reads it from standard input", "-grid", "-max-input", "-windows list"}},
 		{"HelpEval", "eval's usage and flags", []string{"help", "eval"}, []string{"usage: recap eval", "[CHAT.json | CHAT.chat | DIR]...", "key items", "-check", "-plot", "-standin", "-v"}},
-		{"HelpRecall", "recall's usage and flags", []string{"help", "recall"}, []string{"usage: recap recall", `CHAT.json "QUERY"`, "-k int", "-store"}},
+		{"HelpRecall", "recall's usage and flags", []string{"help", "recall"}, []string{"usage: recap recall", `CHAT.json|CHAT.chat "QUERY"`, "-k int", "-store"}},
 		{"EvalDashH", "eval's -h after a chat", []string{"eval", evalFile("parcel.chat"), "-h"}, []string{"usage: recap eval"}},
 		{"DashHCommand", "recap -h COMMAND is recap help COMMAND", []string{"-h", "simulate"}, []string{"usage: recap simulate", "-grid"}},
 		{"CompressDashH", "a command's -h", []string{"compress", "-h"}, []string{"usage: recap compress [flags] CHAT.json", "-store"}},

@@ -13,7 +13,7 @@ import (
 	"github.com/recapgo/recap/tokens"
 )
 
-const recallUsage = `usage: recap recall [-k N] [-store FILE] [-chat ID] [flags] CHAT.json "QUERY"
+const recallUsage = `usage: recap recall [-k N] [-store FILE] [-chat ID] [flags] CHAT.json|CHAT.chat "QUERY"
 
 recall prints the passages of the messages the chat's summary covers
 that match QUERY best, as the recall tool gives them to a model
@@ -25,8 +25,9 @@ messages), ID and role, its score, and its text; the best first, at most
 JSON file compress keeps); without -store, the chat is compressed afresh
 with the flags and the CLI's defaults, as compress without -store would,
 and its summary searched. CHAT.json is a JSON array of AI SDK UIMessages,
-OpenAI or Anthropic messages; - reads it from standard input. Flags come
-before or after the chat and the query.
+OpenAI or Anthropic messages; - reads it from standard input; a .chat
+file of the retention benchmark (see eval) is read as eval reads it.
+Flags come before or after the chat and the query.
 
 Flags:
 `
@@ -88,8 +89,19 @@ func runRecall(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return fail(err)
 	}
-	msgs, _, name, _, err := readChat(path, stdin, *f.format)
-	if err != nil {
+	var (
+		msgs []recap.Message
+		name string
+	)
+	if strings.HasSuffix(path, ".chat") {
+		// A chat of the retention benchmark, as eval reads it: its facts'
+		// questions are queries to try.
+		c, err := loadChat(path, stdin, *f.format)
+		if err != nil {
+			return fail(err)
+		}
+		msgs, name = c.Messages, path
+	} else if msgs, _, name, _, err = readChat(path, stdin, *f.format); err != nil {
 		return fail(err)
 	}
 	failChat := chatFailer(fail, name)

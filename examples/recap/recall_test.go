@@ -42,6 +42,7 @@ func plantedChat(t *testing.T) string {
 // prints each excerpt's position, ID, role, score and text.
 func TestRecall(t *testing.T) {
 	chat := plantedChat(t)
+	benchChat := filepath.Join("internal", "retention", "testdata", "insample", "hipoteca.chat")
 	store := filepath.Join(t.TempDir(), "store.json")
 	if code, _, errOut := runCLI(t, noEnv, "compress", "-trigger", "200", "-store", store, chat); code != 0 {
 		t.Fatalf("compress: exit %d: %s", code, errOut)
@@ -62,6 +63,9 @@ func TestRecall(t *testing.T) {
 			nil, `recap: chat "bike" has no summary: its `, 0},
 		{"OtherChat", "a chat the store does not hold", []string{"-store", store, "-chat", "other", chat, "locker code"},
 			nil, `recap: chat "other" has no summary in ` + store + ": no message to search", 0},
+		{"BenchmarkChat", "a .chat file of the retention benchmark, with one of its facts' questions",
+			[]string{benchChat, "¿Cuál era el tope de cuota al mes que te dije que podemos pagar?"},
+			[]string{"#2 m02 assistant (score ", "950"}, `recap: chat "hipoteca": the summary (made afresh`, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
