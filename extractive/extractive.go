@@ -19,9 +19,9 @@
 // in English, French, German, Spanish, Italian, Portuguese and Japanese
 // (and fewer in 21 more languages): constraints ("must", "never", "only",
 // "allergic", "deadline"), decisions ("let's go with", "on signe"),
-// corrections. The user's words count in
-// full; the assistant's count for its identifiers and what it stressed,
-// little for its advice and what it says in passing. A question counts
+// corrections. The user's words count in full; the assistant's count for
+// its identifiers and what it stressed, little for its advice and what it
+// says in passing. A question counts
 // only for the facts it states, unless nobody answered it yet or the user
 // put it off ("I'll think about it"): then it is an open question.
 //

@@ -32,20 +32,18 @@ tokens keep (recent-only); the payload's share of the chat; the dropped
 facts that Recall finds from their "question" lines; the same sums by
 the chats' language, by who stated the facts, and for the corrected
 ones; the Summarizer calls, their input tokens and the tokens sent over
-all turns. A chat
-without fact lines (a JSON chat, as compress reads it, up to its last
-user message) is measured by its key items instead, a proxy labelled as
-such: identifiers, numbers with their units, dates and times, quoted
-titles, URLs and e-mail addresses.
+all turns. A chat without fact lines (a JSON chat, as compress reads it,
+up to its last user message) is measured by its key items instead, a
+proxy labelled as such: identifiers, numbers with their units, dates and
+times, quoted titles, URLs and e-mail addresses.
 
 Each DIR (its *.chat and *.json files) is reported apart, the chat files
 given one by one together; with no argument, eval replays the built-in
-benchmark: its held-out sets (the clean ones first, then those in
-other languages and the first one), then its in-sample one. -grid replays
+benchmark: its held-out sets (the clean ones first, then those in other
+languages and the first one), then its in-sample one. -grid replays
 every trigger of -triggers with every window of -windows, as simulate
 does. -plot draws the facts kept at each turn, summed over the chats,
-for each setting.
-Flags come before or after the chats.
+for each setting. Flags come before or after the chats.
 
 Flags:
 `

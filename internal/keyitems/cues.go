@@ -23,8 +23,8 @@ const (
 )
 
 // Cue phrases in English, French, German, Spanish, Italian, Portuguese and
-// Japanese, lower-case (and fewer in other languages: see cues_more.go). Latin phrases match whole words; CJK phrases match
-// anywhere.
+// Japanese, lower-case (and fewer in other languages: see cues_more.go).
+// Latin phrases match whole words; CJK phrases match anywhere.
 var (
 	constraintCues phrases = (`must|mustn't|never|only|always|allergic|allergy|allergies|intolerance|deadline|
 		can't|cannot|can not|won't|not allowed|forbidden|no way|at the latest|at most|at least|no more than|required|mandatory|

@@ -86,7 +86,7 @@ func ReadChat(fsys fs.FS, name string) (Chat, error) {
 	var (
 		cur       *recap.Message
 		factLines []int // the line of each fact of c.Facts
-		last      int   // the last line read
+		n         int   // the line read last
 	)
 	flush := func() {
 		if cur != nil {
@@ -97,8 +97,8 @@ func ReadChat(fsys fs.FS, name string) (Chat, error) {
 	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		last = n
+	for sc.Scan() {
+		n++
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "== "):
@@ -161,7 +161,7 @@ func ReadChat(fsys fs.FS, name string) (Chat, error) {
 	}
 	flush()
 	if len(c.Messages) == 0 || c.Messages[len(c.Messages)-1].Role != recap.RoleUser {
-		return fail(last, "the chat must end with a user message")
+		return fail(n, "the chat must end with a user message")
 	}
 	text := strings.ToLower(transcript(c.Messages))
 	for i, fact := range c.Facts {
