@@ -171,6 +171,9 @@ func FeaturesOf(text string, toks []Token, bold []string, names map[string]bool)
 		switch {
 		case t.cjk:
 			words = append(words, CJKBigrams(t.s)...)
+			for _, n := range HonorificNames(t.s) {
+				add(Feature{Kind: Name, Key: n})
+			}
 		case HasDigit(t.s) && HasLetter(t.s) && !Ordinal(lower):
 			add(Feature{Kind: Ident, Key: lower, Shape: IDShape(lower)})
 		case HasDigit(t.s):
