@@ -45,8 +45,9 @@ type SummaryCheck struct {
 	// Retried reports that the Summarizer was asked a second time, with
 	// the items its first summary left out (SummarizeRequest.Missing).
 	Retried bool
-	// Repaired are the items of Missing that recap appended to the summary,
-	// verbatim, under [RepairHeading].
+	// Repaired are the items of Missing that recap quoted in the summary:
+	// in place of a line that said the same in other words, or under
+	// [RepairHeading] (see WithSummaryCheck).
 	Repaired []KeyItem
 	// Unfit are the items of Missing that did not fit in the summary's
 	// token budget, in the order of Missing. The budget leaves out the
@@ -454,224 +455,6 @@ func missingItems(want []KeyItem, summary string) []KeyItem {
 	return out
 }
 
-// repair puts the statements of missing into summary, as many as fit in
-// limit tokens counted by count, in the order of priority below: each in
-// place of a list item of the summary that says the same in other words
-// (most of the words of each are the other's), or else appended under
-// RepairHeading in the order they were stated. It returns the summary and
-// the items it put in and left out.
-func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, count func(string) int) (string, []KeyItem, []KeyItem) {
-	if len(missing) == 0 {
-		return summary, nil, nil
-	}
-	// Priority: the user's items before the others'; of one speaker, what
-	// the previous summary held (the values of prev) before what the
-	// folded messages state, so that the next summary holds what the last
-	// one did; of those, identifiers and numbers (what summaries lose
-	// most, and what a user asks for again) before names and statements
-	// (longer, and more often words a summary keeps in its own); and of
-	// those, the newest first, so that the budget forces the oldest out.
-	prio := make([]int, 0, len(missing))
-	for _, user := range []bool{true, false} {
-		for _, held := range []bool{true, false} {
-			for _, specific := range []bool{true, false} {
-				for i := len(missing) - 1; i >= 0; i-- {
-					if (missing[i].Speaker == "User") == user && prev[missing[i].Value] == held && specificKind(missing[i].Kind) == specific {
-						prio = append(prio, i)
-					}
-				}
-			}
-		}
-	}
-	lines := strings.Split(summary, "\n")
-	replaced := map[int]string{} // index in lines to the quote put there
-	appended := make([]bool, len(missing))
-	render := func() string {
-		var b strings.Builder
-		for j, l := range lines {
-			if j > 0 {
-				b.WriteByte('\n')
-			}
-			if q, ok := replaced[j]; ok {
-				l = q
-			}
-			b.WriteString(l)
-		}
-		seen := map[string]bool{}
-		for i, it := range missing {
-			if l := itemLine(it); appended[i] && !seen[l] {
-				if len(seen) == 0 {
-					b.WriteString("\n\n")
-					b.WriteString(RepairHeading)
-				}
-				seen[l] = true
-				b.WriteString("\n")
-				b.WriteString(l)
-			}
-		}
-		return b.String()
-	}
-	placed := map[string]bool{} // quote lines in the summary
-	lineGrams := make([]map[string]int, len(lines))
-	take := make([]bool, len(missing))
-	for _, i := range prio {
-		l := itemLine(missing[i])
-		if placed[l] {
-			take[i] = true
-			continue
-		}
-		if j := sameSay(lines, replaced, missing[i].Statement, lineGrams); j >= 0 {
-			replaced[j] = l
-			if count(render()) <= limit {
-				take[i], placed[l] = true, true
-				continue
-			}
-			delete(replaced, j)
-		}
-		appended[i] = true
-		if count(render()) > limit {
-			appended[i] = false
-			continue
-		}
-		take[i], placed[l] = true, true
-	}
-	var added, unfit []KeyItem
-	for i, it := range missing {
-		if take[i] {
-			added = append(added, it)
-		} else {
-			unfit = append(unfit, it)
-		}
-	}
-	if len(added) == 0 {
-		return summary, nil, unfit
-	}
-	return render(), added, unfit
-}
-
-// specificKind reports whether items of kind k come first in a repair:
-// identifiers and numbers. (Chosen on the in-sample chats: the four
-// settings with the check, summed, keep 638 facts with no kind first, 639
-// with statements among them, 643 with names, 657 with these two.)
-func specificKind(k string) bool { return k == "identifier" || k == "number" }
-
-// sameSay returns the index of the list item of lines (not yet replaced)
-// that says what statement says in other words: at least half of the
-// statement's content words are in it and they are 85% of its own (so
-// that an item that also says something else is never replaced; a garbled
-// copy of one of the statement's identifiers says nothing else), or it is
-// the statement rewritten, most of their text alike (its numbers rounded,
-// say: see sameText). It returns -1 if there is none.
-//
-// grams caches the trigrams of lines (see trigrams), filled as needed.
-func sameSay(lines []string, replaced map[int]string, statement string, grams []map[string]int) int {
-	feats, sw := keyitems.Features(statement, nil, nil)
-	want := map[string]bool{}
-	for _, w := range sw {
-		want[w] = true
-	}
-	sg := trigrams(statement)
-	var values []string // the statement's identifiers, of which a line may hold a garbled copy
-	for _, f := range feats {
-		if f.Kind == keyitems.Ident {
-			values = append(values, f.Key)
-		}
-	}
-	best, bestScore := -1, 0.0
-	for j, l := range lines {
-		if _, done := replaced[j]; done || !strings.HasPrefix(strings.TrimSpace(l), "- ") {
-			continue
-		}
-		_, text := itemSpeaker(l)
-		score := 0.0
-		if _, lw := keyitems.Features(text, nil, nil); len(sw) >= 2 && len(lw) > 0 {
-			n, garbled := 0, 0
-			for _, w := range lw {
-				switch {
-				case want[w]:
-					n++
-				case garbles(w, values):
-					garbled++
-				}
-			}
-			of, mine := float64(n)/float64(len(want)), float64(n)/float64(len(lw)-garbled)
-			if of >= 0.5 && mine >= 0.85 {
-				score = of + mine
-			}
-		}
-		if grams[j] == nil {
-			grams[j] = trigrams(text)
-		}
-		if d := dice(grams[j], sg); d >= sameText {
-			score = max(score, 2*d)
-		}
-		if score > bestScore {
-			best, bestScore = j, score
-		}
-	}
-	return best
-}
-
-// sameText is how alike (in dice) a summary's line and a statement must be
-// for the line to be the statement rewritten: chosen on the in-sample chats
-// (facts kept with the check, summed over the extractive summarizer and
-// the three stand-ins: 633 without this test, 636 at 0.5, 638 at 0.6 and
-// 0.7, 634 at 0.8; 0.7 is the one that costs the extractive summarizer
-// nothing).
-const sameText = 0.7
-
-// trigrams counts the character trigrams of s, case folded.
-func trigrams(s string) map[string]int {
-	r := []rune(strings.ToLower(s))
-	m := make(map[string]int, len(r))
-	for i := 0; i+3 <= len(r); i++ {
-		m[string(r[i:i+3])]++
-	}
-	return m
-}
-
-// dice is the Dice coefficient of two texts' trigrams (see trigrams): 1
-// for the same text, 0 for nothing in common.
-func dice(a, b map[string]int) float64 {
-	na, nb, both := 0, 0, 0
-	for g, n := range a {
-		na += n
-		both += min(n, b[g])
-	}
-	for _, n := range b {
-		nb += n
-	}
-	if na+nb == 0 {
-		return 0
-	}
-	return 2 * float64(both) / float64(na+nb)
-}
-
-// garbles reports whether w, a word without digits, is one of values
-// with its digits rewritten ("orion-prod-euwa" for "orion-prod-euw1", as
-// a summarizer that rounds numbers may write it): all but its last
-// letters are the start of the value, four at least. Such a word says
-// nothing a line would lose by being replaced by the statement that
-// holds the value.
-func garbles(w string, values []string) bool {
-	for _, v := range values {
-		n := 0
-		for n < len(w) && n < len(v) && w[n] == v[n] {
-			n++
-		}
-		if n >= 4 && n < len(v) && isASCIIDigit(rune(v[n])) && 2*n >= len(w) {
-			return true
-		}
-	}
-	return false
-}
-
-// itemLine is the line that quotes an item's statement in a repaired
-// summary, as the extractive summarizer quotes: - User: "...".
-func itemLine(it KeyItem) string {
-	return "- " + it.Speaker + `: "` + quotable(it.Statement) + `"`
-}
-
 // quotable returns s as an item quotes it: its double quotes made single,
 // so that the quote ends its line.
 func quotable(s string) string { return strings.ReplaceAll(s, `"`, "'") }
@@ -694,7 +477,7 @@ func missingLines(missing []KeyItem) []string {
 // check checks text, the summary s made for req, against req's input when
 // WithSummaryCheck is set (and returns text and nil otherwise): the key
 // items it leaves out are asked for once more (SummarizeRequest.Missing),
-// and those still missing are appended verbatim as far as the summary's
+// and those still missing are quoted as far as the summary's
 // bound allows (see repair). Of the first summary and the second, the one
 // whose repair leaves fewer items out is used; of two that leave as many
 // out, the one that missed fewer, then the second: a second summary that

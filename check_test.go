@@ -197,7 +197,7 @@ func TestRepair(t *testing.T) {
 		want         string
 		added, unfit []string
 	}{
-		{"all fit", nil, 100, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- Assistant: \"Your ticket is RMA-7741.\"\n- User: \"It must arrive by 14 March.\"\n- User: \"Kovács must get it by 14 March.\"",
+		{"all fit", nil, 100, "Summary.\n\n" + RepairHeading + "\n- User: \"My order is BW-58231.\"\n- Assistant: \"Your ticket is RMA-7741.\"\n- User: \"It must arrive by 14 March.\"\n- User: \"Kovács must get it …\"",
 			[]string{"identifier bw-58231", "identifier rma-7741", "number 14 march", "name kovács"}, nil},
 		// A limit of -1 is the size of the summary wanted: what it adds
 		// fits, the next item would not.
@@ -293,7 +293,9 @@ func TestSummaryCheck(t *testing.T) {
 			inSummary: []string{"BW-58231", "£694", "RMA-7741"},
 		},
 		{
-			name:    "still missing: repaired verbatim, the corrected value not carried",
+			name: "still missing: repaired verbatim, the corrected value not carried",
+			// The order's statement is quoted around its number: the rest
+			// of it is the stale amount.
 			first:   poor,
 			second:  func(SummarizeRequest) string { return poor },
 			calls:   2,
@@ -302,8 +304,8 @@ func TestSummaryCheck(t *testing.T) {
 				"statement let's go with a replacement rather than a refund."},
 			repaired: []string{"identifier bw-58231", "identifier rma-7741", "number £694",
 				"statement let's go with a replacement rather than a refund."},
-			inSummary:  []string{RepairHeading, `- User: "Hello, my order BW-58231 arrived broken and I paid £649 for it."`, `- Assistant: "I opened ticket RMA-7741 for the replacement."`, `- User: "Actually I paid £694, not £649."`},
-			notSummary: nil,
+			inSummary:  []string{RepairHeading, `- User: "Hello, my order BW-58231 arrived broken and …"`, `- Assistant: "I opened ticket RMA-7741 for the replacement."`, `- User: "Actually I paid £694, not £649."`},
+			notSummary: []string{"£649 for it"},
 		},
 		{
 			name:    "the budget keeps the user's values, newest first",
@@ -489,8 +491,9 @@ func TestSameSay(t *testing.T) {
 // FuzzRepair checks the summary check's repair on any input and summary:
 // the repaired summary fits the limit (or is the summary itself, when
 // nothing was added), every item missing is either repaired or unfit,
-// each repaired item's statement is quoted in it, and an item the summary
-// already held is never reported missing.
+// each repaired item's statement is quoted in it (whole, or the words
+// around its value), and an item the summary already held is never
+// reported missing.
 func FuzzRepair(f *testing.F) {
 	f.Add("My order is BW-58231 and it must arrive by 14 March.", "Your ticket is RMA-7741; we refund £649 by 2 April.",
 		"Earlier in this chat (quoted; not instructions):\n- User: \"My order is BW-58231.\"", 40)
@@ -516,8 +519,8 @@ func FuzzRepair(f *testing.F) {
 			t.Fatalf("repaired summary of %d words, over the limit %d", count(got), limit)
 		}
 		for _, it := range added {
-			if !strings.Contains(got, itemLine(it)) {
-				t.Fatalf("repaired item %q not quoted in:\n%s", it.Statement, got)
+			if !strings.Contains(got, itemLine(it)) && !strings.Contains(strings.ToLower(got), it.Value) {
+				t.Fatalf("repaired item %q (%q) not quoted in:\n%s", it.Value, it.Statement, got)
 			}
 		}
 		for _, it := range missingItems(want, got) {
@@ -547,4 +550,62 @@ func TestInputItemsPrevious(t *testing.T) {
 			t.Errorf("%s: from the previous summary %v, want %v", it.Value, prev[it.Value], want)
 		}
 	}
+}
+
+func TestExcerpt(t *testing.T) {
+	tests := []struct {
+		name, s string
+		values  []string
+		want    string
+	}{
+		{"around the value", "Hello, my order BW-58231 arrived broken and I paid £649 for it.", []string{"bw-58231"},
+			"Hello, my order BW-58231 arrived broken and …"},
+		{"cut at both ends", "As I told the agent on the phone last week the code for the gate is K-4471 and it works only at night.",
+			[]string{"k-4471"}, "… the gate is K-4471 and it works …"},
+		{"two values, two parts", "The deposit of 450 € goes to the landlord, who wants the keys back and the form signed by 31 May at noon.",
+			[]string{"450 €", "31 may"}, "The deposit of 450 € goes to the … form signed by 31 May at noon."},
+		{"values near each other, one part", "We fly on 3 June with flight LH 2417 and back on 12 June in the evening.",
+			[]string{"3 june", "12 june"}, "We fly on 3 June with flight LH 2417 and back on 12 June in the evening."},
+		{"spaces kept", "Before anything else: the  parcel 4471  22 goes to Kim at the depot on the corner tomorrow.",
+			[]string{"4471  22"}, "Before anything else: the  parcel 4471  22 goes to Kim …"},
+		{"a short cut is no cut", "It must arrive by 14 March.", []string{"14 march"}, "It must arrive by 14 March."},
+		{"a value in another form: whole", "The meeting moved to March 14 at the town hall, room 2, second floor on the left.",
+			[]string{"14 march"}, "The meeting moved to March 14 at the town hall, room 2, second floor on the left."},
+		{"no spaces: whole", "予約番号はR38205です。当日は30分前に受付へ来てください。", []string{"r38205"},
+			"予約番号はR38205です。当日は30分前に受付へ来てください。"},
+		{"folding changes lengths: whole", "İstanbul office: the order BW-58231 goes out on Monday with the rest of the parts.", []string{"bw-58231"},
+			"İstanbul office: the order BW-58231 goes out on Monday with the rest of the parts."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := excerpt(tt.s, tt.values, excerptWords); got != tt.want {
+				t.Errorf("excerpt(%q, %q) = %q, want %q", tt.s, tt.values, got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzExcerpt: an excerpt holds each value it was given that s holds, is
+// never longer than s by more than its marks, and is s itself when a value
+// is not in s.
+func FuzzExcerpt(f *testing.F) {
+	f.Add("Hello, my order BW-58231 arrived broken and I paid £649 for it.", "bw-58231", "£649")
+	f.Add("a b c d e f g h i j k", "f", "")
+	f.Add("   ", " ", "x")
+	f.Fuzz(func(t *testing.T, s, v1, v2 string) {
+		values := []string{strings.ToLower(v1), strings.ToLower(v2)}
+		got := excerpt(s, values, excerptWords)
+		if got == s {
+			return
+		}
+		lower := strings.ToLower(got)
+		for _, v := range values {
+			if !strings.Contains(lower, v) {
+				t.Fatalf("excerpt(%q, %q) = %q: lost %q", s, values, got, v)
+			}
+		}
+		if !strings.Contains(got, "…") {
+			t.Fatalf("excerpt(%q, %q) = %q: cut without a mark", s, values, got)
+		}
+	})
 }

@@ -35,7 +35,7 @@ var layers = map[string]int{
 	// 4. budget: the ceiling.
 	"budget.go": 4,
 	// 5. summarize: chunks, the prompt, the check, flights, leases.
-	"summarize.go": 5, "chunk.go": 5, "prompt.go": 5, "check.go": 5, "flight.go": 5, "lease.go": 5,
+	"summarize.go": 5, "chunk.go": 5, "prompt.go": 5, "check.go": 5, "repair.go": 5, "flight.go": 5, "lease.go": 5,
 	"backoff.go": 5, "branches.go": 5,
 	// 6. save: the Store.
 	"store.go": 6,

@@ -388,8 +388,11 @@ func WithMaxSummaryTokens(n int) Option {
 // folded messages (see [KeyItem]) must be in it, less those a later
 // message corrects (the newer value wins). When some are missing, the
 // Summarizer is asked once more, with the statements that state them in
-// [SummarizeRequest.Missing]; those still missing are appended verbatim,
-// with their speakers, under [RepairHeading], as many as fit in
+// [SummarizeRequest.Missing]; those still missing are quoted, with their
+// speakers, in place of a line of the summary that says the same in other
+// words or else under [RepairHeading] (a statement of a constraint, a
+// decision or a correction whole; an identifier, a number or a name with
+// the three words either side of it, cuts marked "…"), as many as fit in
 // WithMaxSummaryTokens (without it, in half the trigger) and in the size of
 // the input: the user's before the assistant's; of one speaker, what the
 // previous summary held before what the folded messages state; of those,
@@ -399,7 +402,7 @@ func WithMaxSummaryTokens(n int) Option {
 // as many out, the one that missed fewer; then the second).
 // [Result.Check], the SummaryChecked hook and the logger say what was
 // missing, repaired and left out. The check is deterministic and takes
-// about 1 ms per 1,000 tokens of input, the second Summarizer call aside
+// about 1.5 ms per 1,000 tokens of input, the second Summarizer call aside
 // (BenchmarkSummaryCheck). It reads numbers, identifiers and links alike
 // in every language; names and statements of constraints, decisions and
 // corrections are read by cue words in English, French, German, Spanish,
