@@ -1,7 +1,9 @@
 package keyitems
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -43,4 +45,28 @@ func TestHonorificNames(t *testing.T) {
 	if diff := cmp.Diff([]Feature{{Kind: Name, Key: "山崎"}}, fs); diff != "" {
 		t.Errorf("Features mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// FuzzHonorificNames: every name found is in the text, of a name's length,
+// and right before an honorific there.
+func FuzzHonorificNames(f *testing.F) {
+	f.Add("インフラ側は佐々木さんが担当です。")
+	f.Add("ミラーさんと翔太くん、王敏老师")
+	f.Add("さん先生くん")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, n := range HonorificNames(s) {
+			if l := utf8.RuneCountInString(n); l < 2 || l > 10 {
+				t.Fatalf("HonorificNames(%q): %q has %d characters", s, n, l)
+			}
+			found := false
+			for _, h := range honorifics {
+				if strings.Contains(s, n+h) {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("HonorificNames(%q): %q is not before an honorific", s, n)
+			}
+		}
+	})
 }
