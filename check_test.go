@@ -552,7 +552,7 @@ func TestInputItemsPrevious(t *testing.T) {
 	}
 }
 
-func TestExcerpt(t *testing.T) {
+func TestQuoteAround(t *testing.T) {
 	tests := []struct {
 		name, s string
 		values  []string
@@ -578,34 +578,33 @@ func TestExcerpt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := excerpt(tt.s, tt.values, excerptWords); got != tt.want {
-				t.Errorf("excerpt(%q, %q) = %q, want %q", tt.s, tt.values, got, tt.want)
+			if got := quoteAround(tt.s, tt.values, aroundWords); got != tt.want {
+				t.Errorf("quoteAround(%q, %q) = %q, want %q", tt.s, tt.values, got, tt.want)
 			}
 		})
 	}
 }
 
-// FuzzExcerpt: an excerpt holds each value it was given that s holds, is
-// never longer than s by more than its marks, and is s itself when a value
-// is not in s.
-func FuzzExcerpt(f *testing.F) {
+// FuzzQuoteAround: a quote that is not s itself holds each value it was
+// given, and marks its cuts.
+func FuzzQuoteAround(f *testing.F) {
 	f.Add("Hello, my order BW-58231 arrived broken and I paid £649 for it.", "bw-58231", "£649")
 	f.Add("a b c d e f g h i j k", "f", "")
 	f.Add("   ", " ", "x")
 	f.Fuzz(func(t *testing.T, s, v1, v2 string) {
 		values := []string{strings.ToLower(v1), strings.ToLower(v2)}
-		got := excerpt(s, values, excerptWords)
+		got := quoteAround(s, values, aroundWords)
 		if got == s {
 			return
 		}
 		lower := strings.ToLower(got)
 		for _, v := range values {
 			if !strings.Contains(lower, v) {
-				t.Fatalf("excerpt(%q, %q) = %q: lost %q", s, values, got, v)
+				t.Fatalf("quoteAround(%q, %q) = %q: lost %q", s, values, got, v)
 			}
 		}
 		if !strings.Contains(got, "…") {
-			t.Fatalf("excerpt(%q, %q) = %q: cut without a mark", s, values, got)
+			t.Fatalf("quoteAround(%q, %q) = %q: cut without a mark", s, values, got)
 		}
 	})
 }

@@ -230,10 +230,10 @@ func quoteLine(speaker, text string) string {
 // quotes makes the lines that quote the items of a repair's missing that
 // are appended, one per statement, in the order of missing: a statement
 // whose items are all specific values (identifiers, numbers, names,
-// titles) is quoted around them (see excerpt), one that states a
+// titles) is quoted around them (see quoteAround), one that states a
 // constraint, a decision or a correction whole. repair renders the
 // summary once per item it tries: the statements are grouped once, and
-// the excerpts kept.
+// the quotes kept.
 type quotes struct {
 	missing []KeyItem
 	group   []int             // by item of missing: its statement's group
@@ -277,7 +277,7 @@ func (q *quotes) lines(appended []bool) []string {
 	for _, g := range order {
 		first := q.missing[items[g][0]]
 		if whole[g] {
-			out = append(out, quoteLine(first.Speaker, first.Statement))
+			out = append(out, itemLine(first))
 			continue
 		}
 		k := fmt.Sprint(g, items[g])
@@ -287,7 +287,7 @@ func (q *quotes) lines(appended []bool) []string {
 			for j, i := range items[g] {
 				values[j] = q.missing[i].Value
 			}
-			l = quoteLine(first.Speaker, excerpt(first.Statement, values, excerptWords))
+			l = quoteLine(first.Speaker, quoteAround(first.Statement, values, aroundWords))
 			q.cuts[k] = l
 		}
 		out = append(out, l)
@@ -295,23 +295,23 @@ func (q *quotes) lines(appended []bool) []string {
 	return out
 }
 
-// excerptWords is how many words either side of a value an excerpt keeps,
+// aroundWords is how many words either side of a value a quote keeps,
 // and minCut the fewest words it leaves out in one place. (Chosen on the
 // in-sample and first held-out chats, before minCut: the four settings
 // with the check summed, 1,454 facts with whole statements; 1,469, 1,470,
 // 1,455, 1,465, 1,451 and 1,467 with 2, 3, 4, 5, 6 and 10 words either
 // side.)
 const (
-	excerptWords = 3
-	minCut       = 3
+	aroundWords = 3
+	minCut      = 3
 )
 
-// excerpt returns the words of s around values (each found in s, case
+// quoteAround returns the words of s around values (each found in s, case
 // folded), with up to n words either side of each, each part as s writes
 // it, the parts joined and cuts marked with "…"; or s whole if a value is
 // not found in it as it is written (a value the check reads in another
 // form), or if nothing would be cut.
-func excerpt(s string, values []string, n int) string {
+func quoteAround(s string, values []string, n int) string {
 	lower := strings.ToLower(s)
 	if len(lower) != len(s) {
 		return s // folding changed byte offsets: no safe mapping

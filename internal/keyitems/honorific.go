@@ -14,7 +14,7 @@ var honorifics = []string{"さん", "さま", "先生", "くん", "ちゃん", "
 // roleEnds end the words for a role or a trade that also take さん
 // (大家さん, 業者さん, 看護師さん, 本屋さん, 社長さん): a run ending with one
 // is not a name.
-const roleEnds = "屋者員師士長人手医客様家"
+const roleEnds = "屋者員師士長人手医客家"
 
 // roleWords take an honorific without being names, in katakana and kanji
 // and the family's (スタッフさん, 義父さん; 担任の先生 has a particle
