@@ -575,12 +575,16 @@ func FuzzCompress(f *testing.F) {
 }
 
 // TestCompressInvariants runs the invariants of FuzzCompress on 3,000
-// random cases, so that every test run checks them.
+// random cases (750 under the race detector), so that every test run
+// checks them.
 func TestCompressInvariants(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	n := 3000
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		n = 300
+	case raceEnabled:
+		n = 750 // the first 750 cases: all of them run without -race
 	}
 	for i := 0; i < n; i++ {
 		spec := make([]byte, 5+r.Intn(40))

@@ -263,13 +263,17 @@ func TestAgentLoopBudget(t *testing.T) {
 // agent loops: a system prompt, a few conversations, then one request
 // followed by many steps (assistant text, and tool calls with one or two
 // parallel results), compacted by WithMaxTurnTokens, with random faults,
-// ceilings, schedulers, echoes, retries and edits.
+// ceilings, schedulers, echoes, retries and edits: 800 loops, 200 under the
+// race detector.
 func TestAgentLoopInvariants(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	before := compactedPlans.Load()
 	n := 800
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		n = 150
+	case raceEnabled:
+		n = 200 // the first 200 loops: all of them run without -race
 	}
 	for i := 0; i < n; i++ {
 		spec := []byte{0 | 5<<3} // the system prompt

@@ -54,8 +54,13 @@ func TestEvalGolden(t *testing.T) {
 }
 
 // TestEvalBenchmark runs eval without a chat: the built-in benchmark,
-// the held-out sets then in-sample, with the tables the retention command printed.
+// the held-out sets then in-sample, with the tables the retention command
+// printed. It replays every built-in chat, a minute under the race
+// detector, where it skips itself: scripts/modules check runs it without.
 func TestEvalBenchmark(t *testing.T) {
+	if raceEnabled {
+		t.Skip("replays the whole benchmark, with no goroutine of its own: run without -race")
+	}
 	code, out, errOut := runCLI(t, noEnv, "eval", "-v")
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d: %s", code, errOut)

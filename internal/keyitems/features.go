@@ -84,11 +84,13 @@ type Token struct {
 	s       string
 	initial bool // first word of the sentence
 	cjk     bool
+	apart   bool // something other than white space comes between the token before it and it: "€ × 8", "% = 68"
 }
 
 func Tokenize(s string) []Token {
 	var out []Token
 	initial := true
+	apart := false // a rune other than white space since the last token
 	rs := []rune(s)
 	for i := 0; i < len(rs); {
 		r := rs[i]
@@ -98,8 +100,8 @@ func Tokenize(s string) []Token {
 			for j < len(rs) && IsCJK(rs[j]) {
 				j++
 			}
-			out = append(out, Token{s: string(rs[i:j]), cjk: true})
-			i = j
+			out = append(out, Token{s: string(rs[i:j]), cjk: true, apart: apart})
+			i, apart = j, false
 			initial = false
 		case unicode.IsLetter(r) || unicode.IsNumber(r):
 			j := i + 1
@@ -119,15 +121,18 @@ func Tokenize(s string) []Token {
 				}
 				break
 			}
-			out = append(out, Token{s: string(rs[i:j]), initial: initial})
-			i = j
+			out = append(out, Token{s: string(rs[i:j]), initial: initial, apart: apart})
+			i, apart = j, false
 			initial = false
 		case strings.ContainsRune(unitSigns, r):
-			out = append(out, Token{s: string(r)})
-			i++
+			out = append(out, Token{s: string(r), apart: apart})
+			i, apart = i+1, false
 		default:
 			if strings.ContainsRune(".!?:;", r) {
 				initial = true
+			}
+			if !unicode.IsSpace(r) {
+				apart = true
 			}
 			i++
 		}
@@ -217,7 +222,7 @@ func numberAt(toks []Token, i int) (Feature, int) {
 	}
 	key := strings.TrimRight(t.s, ".,")
 	f := Feature{Kind: Bare, Key: key}
-	if i > 0 && IsSymbol(toks[i-1].s) {
+	if i > 0 && IsSymbol(toks[i-1].s) && !t.apart {
 		f.Kind, f.Shape = Number, toks[i-1].s
 		f.Key = toks[i-1].s + key
 	} else if i > 0 && isCurrencyWord(toks[i-1]) {

@@ -51,3 +51,32 @@ func TestFeaturesLanguages(t *testing.T) {
 		}
 	}
 }
+
+// TestFeaturesSigns: a currency or percent sign before a number is the
+// number's only when nothing but white space is between them; in a sum
+// ("62.000 € + 10 %", "% = 68.200") the sign belongs to the number before
+// it, and the next number is bare or takes the sign after it.
+func TestFeaturesSigns(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string // the keys of the numbers, in order
+	}{
+		{"62.000 € + 10 % = **68.200 €**", []string{"62.000€", "10%", "68.200€"}},
+		{"168.000 € × 8 % = 13.440 €", []string{"168.000€", "8%", "13.440€"}},
+		{"Total: €45, then $ 12 and (£7).", []string{"€45", "$12", "£7"}},
+		{"Il costo è 20 € / 5 persone.", []string{"20€", "5 persone"}},
+		{"Vergi oranı %18 oldu.", []string{"%18"}},
+	}
+	for _, tt := range tests {
+		fs, _ := Features(tt.text, nil, nil)
+		var got []string
+		for _, f := range fs {
+			if f.Kind == Number || f.Kind == Bare {
+				got = append(got, f.Key)
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Features(%q) numbers mismatch (-want +got):\n%s", tt.text, diff)
+		}
+	}
+}
