@@ -27,7 +27,8 @@ func checkBenchMessages(tb testing.TB, n int) []Message {
 }
 
 // BenchmarkSummaryCheck measures what WithSummaryCheck adds to a
-// summarization of about 1,000 and 4,000 tokens of chat: reading the
+// summarization of about 1,000, 4,000 and 16,000 tokens of chat (the
+// last one for the cost's growth with the input): reading the
 // input's key items, finding those a summary leaves out (one that quotes
 // the first message only, as a summary that keeps too little), asking
 // again (a Summarizer that answers at once, so its own time is not
@@ -36,7 +37,7 @@ func checkBenchMessages(tb testing.TB, n int) []Message {
 //
 //	go test -run '^$' -bench SummaryCheck -benchmem .
 func BenchmarkSummaryCheck(b *testing.B) {
-	for _, n := range []int{1000, 4000} {
+	for _, n := range []int{1000, 4000, 16000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			msgs := checkBenchMessages(b, n)
 			first, _, _ := strings.Cut(msgs[0].Content, "\n")

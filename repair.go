@@ -1,7 +1,7 @@
 package recap
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/recapgo/recap/internal/keyitems"
@@ -13,7 +13,30 @@ import (
 // (most of the words of each are the other's), or else appended under
 // RepairHeading in the order they were stated (see quotes). It
 // returns the summary and the items it put in and left out.
+//
+// Whether a statement fits is decided on the sum of the counts of the
+// summary's lines, each with the line break after it (see
+// repairSize), not by counting the whole summary again for each
+// statement, which made the check quadratic in the summary's length.
+// With the BPE counters the sum is the whole's count; a count within
+// sizeSlack tokens of limit is made on the whole anyway. If the repaired
+// summary is over limit all the same (a counter whose count of a text is
+// more than the sum of its lines'), repair decides again on whole counts.
 func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, count func(string) int) (string, []KeyItem, []KeyItem) {
+	out, added, unfit := repairBy(summary, missing, prev, limit, count, true)
+	if len(added) > 0 && count(out) > limit {
+		return repairBy(summary, missing, prev, limit, count, false)
+	}
+	return out, added, unfit
+}
+
+// sizeSlack is how near limit (in tokens) a sum of line counts must be
+// for repair to count the whole summary.
+const sizeSlack = 4
+
+// repairBy is repair, deciding on sums of line counts (bySum) or on
+// counts of the whole summary.
+func repairBy(summary string, missing []KeyItem, prev map[string]bool, limit int, count func(string) int, bySum bool) (string, []KeyItem, []KeyItem) {
 	if len(missing) == 0 {
 		return summary, nil, nil
 	}
@@ -61,6 +84,19 @@ func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, 
 		}
 		return b.String()
 	}
+	size := newRepairSize(lines, quoted, count)
+	fits := func() bool {
+		if bySum {
+			n := size.size()
+			if n <= limit-sizeSlack {
+				return true
+			}
+			if n > limit+sizeSlack {
+				return false
+			}
+		}
+		return count(render()) <= limit
+	}
 	placed := map[string]bool{} // whole quote lines put in place of the summary's
 	lineGrams := make([]map[string]int, len(lines))
 	take := make([]bool, len(missing))
@@ -72,15 +108,19 @@ func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, 
 		}
 		if j := sameSay(lines, replaced, missing[i].Statement, lineGrams); j >= 0 {
 			replaced[j] = l
-			if count(render()) <= limit {
+			undo := size.replace(j, l)
+			if fits() {
 				take[i], placed[l] = true, true
 				continue
 			}
 			delete(replaced, j)
+			undo()
 		}
 		appended[i] = true
-		if count(render()) > limit {
+		undo := size.append(i)
+		if !fits() {
 			appended[i] = false
+			undo()
 			continue
 		}
 		take[i] = true
@@ -97,6 +137,93 @@ func repair(summary string, missing []KeyItem, prev map[string]bool, limit int, 
 		return summary, nil, unfit
 	}
 	return render(), added, unfit
+}
+
+// repairSize keeps the size of a summary being repaired as the sum of the
+// counts of its lines, each with the line break or breaks after it, as
+// render writes them: a BPE counter never joins what comes after a line
+// break to what comes before it, so that the sum is the count of the
+// whole (but for the last line appended, counted with a line break
+// after it). Each line is counted once, and each change costs what its
+// lines do, not what the summary does.
+type repairSize struct {
+	lines  []string
+	quoted *quotes
+	count  func(string) int
+	empty  int            // count of "": what count adds to any text
+	counts map[string]int // by line and its breaks: its count, less empty
+	base   int            // the parts of the lines but the last, each with its break, replacements included
+	last   string         // the last line, or what replaced it
+	items  [][]int        // by group of quoted: its items appended, in order
+	line   []string       // by group of quoted: the line quoting them, "" for none
+	app    int            // the parts of the lines of line, each with a break
+	groups int            // how many groups have a line
+}
+
+func newRepairSize(lines []string, quoted *quotes, count func(string) int) *repairSize {
+	z := &repairSize{lines: lines, quoted: quoted, count: count, empty: count(""), counts: map[string]int{},
+		last: lines[len(lines)-1], items: make([][]int, quoted.groups), line: make([]string, quoted.groups)}
+	for _, l := range lines[:len(lines)-1] {
+		z.base += z.part(l + "\n")
+	}
+	return z
+}
+
+// part returns the count of s, less what count adds to any text.
+func (z *repairSize) part(s string) int {
+	n, ok := z.counts[s]
+	if !ok {
+		n = z.count(s) - z.empty
+		z.counts[s] = n
+	}
+	return n
+}
+
+// size returns the summary's size.
+func (z *repairSize) size() int {
+	if z.groups == 0 {
+		return z.empty + z.base + z.part(z.last)
+	}
+	return z.empty + z.base + z.part(z.last+"\n\n") + z.part(RepairHeading+"\n") + z.app
+}
+
+// replace records that line j is now q, and returns what undoes it.
+func (z *repairSize) replace(j int, q string) (undo func()) {
+	if j == len(z.lines)-1 {
+		old := z.last
+		z.last = q
+		return func() { z.last = old }
+	}
+	d := z.part(q+"\n") - z.part(z.lines[j]+"\n")
+	z.base += d
+	return func() { z.base -= d }
+}
+
+// append records that item i of quoted is appended, and returns what
+// undoes it.
+func (z *repairSize) append(i int) (undo func()) {
+	g := z.quoted.group[i]
+	oldItems, oldLine := z.items[g], z.line[g]
+	items := make([]int, 0, len(oldItems)+1)
+	k := 0
+	for k < len(oldItems) && oldItems[k] < i {
+		k++
+	}
+	items = append(append(append(items, oldItems[:k]...), i), oldItems[k:]...)
+	line := z.quoted.groupLine(g, items)
+	d := z.part(line + "\n")
+	if oldLine != "" {
+		d -= z.part(oldLine + "\n")
+	} else {
+		z.groups++
+	}
+	z.items[g], z.line[g], z.app = items, line, z.app+d
+	return func() {
+		z.items[g], z.line[g], z.app = oldItems, oldLine, z.app-d
+		if oldLine == "" {
+			z.groups--
+		}
+	}
 }
 
 // specificKind reports whether items of kind k come first in a repair:
@@ -260,9 +387,8 @@ func newQuotes(missing []KeyItem) *quotes {
 // lines returns the lines that quote the items appended marks.
 func (q *quotes) lines(appended []bool) []string {
 	items := make([][]int, q.groups) // by group: its appended items
-	whole := make([]bool, q.groups)  // by group: a statement among them
 	var order []int                  // the groups, by their first item appended
-	for i, it := range q.missing {
+	for i := range q.missing {
 		if !appended[i] {
 			continue
 		}
@@ -271,28 +397,38 @@ func (q *quotes) lines(appended []bool) []string {
 			order = append(order, g)
 		}
 		items[g] = append(items[g], i)
-		whole[g] = whole[g] || it.Kind == "statement"
 	}
 	out := make([]string, 0, len(order))
 	for _, g := range order {
-		first := q.missing[items[g][0]]
-		if whole[g] {
-			out = append(out, itemLine(first))
-			continue
-		}
-		k := fmt.Sprint(g, items[g])
-		l, ok := q.cuts[k]
-		if !ok {
-			values := make([]string, len(items[g]))
-			for j, i := range items[g] {
-				values[j] = q.missing[i].Value
-			}
-			l = quoteLine(first.Speaker, quoteAround(first.Statement, values, aroundWords))
-			q.cuts[k] = l
-		}
-		out = append(out, l)
+		out = append(out, q.groupLine(g, items[g]))
 	}
 	return out
+}
+
+// groupLine returns the line that quotes items, items of group g of
+// q.missing in their order there.
+func (q *quotes) groupLine(g int, items []int) string {
+	first := q.missing[items[0]]
+	for _, i := range items {
+		if q.missing[i].Kind == "statement" {
+			return itemLine(first)
+		}
+	}
+	k := make([]byte, 0, 8*len(items)+8)
+	k = strconv.AppendInt(k, int64(g), 10)
+	for _, i := range items {
+		k = strconv.AppendInt(append(k, ' '), int64(i), 10)
+	}
+	l, ok := q.cuts[string(k)]
+	if !ok {
+		values := make([]string, len(items))
+		for j, i := range items {
+			values[j] = q.missing[i].Value
+		}
+		l = quoteLine(first.Speaker, quoteAround(first.Statement, values, aroundWords))
+		q.cuts[string(k)] = l
+	}
+	return l
 }
 
 // aroundWords is how many words either side of a value a quote keeps,
