@@ -608,3 +608,46 @@ func FuzzQuoteAround(f *testing.F) {
 		}
 	})
 }
+
+// TestSummaryCheckAsks: with the check, the Summarizer is asked for seven
+// tenths of the bound the check repairs within (SummarizeRequest.
+// MaxTokens), both times, so that its summary leaves the repairs room; a
+// summary over that, within WithMaxSummaryTokens, is not rejected for it.
+// Without the check, MaxTokens is WithMaxSummaryTokens.
+func TestSummaryCheckAsks(t *testing.T) {
+	full := "Order BW-58231 broken; paid £694; ticket RMA-7741. User: let's go with a replacement rather than a refund. " +
+		strings.Repeat("More words that say little. ", 8)
+	tests := []struct {
+		name  string
+		first string
+		opts  []Option
+		want  int // MaxTokens of every request
+	}{
+		{"the check: seven tenths of WithMaxSummaryTokens", full, []Option{WithSummaryCheck(), WithMaxSummaryTokens(100)}, 70},
+		{"no check: WithMaxSummaryTokens", full, []Option{WithMaxSummaryTokens(100)}, 100},
+		{"the check without a bound: seven tenths of half the trigger", "poor", []Option{WithSummaryCheck()}, 35},
+		{"no check, no bound: none", full, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scriptedSummarizer{first: tt.first, second: func(SummarizeRequest) string { return "poor" }}
+			opts := append([]Option{WithTriggerTokens(100), WithWindowConversations(1)}, tt.opts...)
+			c := mustNew(t, s, NewMemoryStore(), opts...)
+			res, err := c.Compress(context.Background(), "c", checkChat)
+			if err != nil || res.Err != nil || !res.Summarized {
+				t.Fatalf("err %v, res.Err %v, summarized %v", err, res.Err, res.Summarized)
+			}
+			for i, req := range s.reqs {
+				if req.MaxTokens != tt.want {
+					t.Errorf("request %d: MaxTokens %d, want %d", i+1, req.MaxTokens, tt.want)
+				}
+			}
+			if tt.first == full && !strings.Contains(res.Summary.Text, "More words that say little.") {
+				t.Errorf("the summary was not used: %q", res.Summary.Text)
+			}
+			if n := defaultCounter().CountTokens(full); tt.first == full && tt.want == 70 && n <= tt.want {
+				t.Fatalf("the summary has %d tokens, not over the %d asked for", n, tt.want)
+			}
+		})
+	}
+}

@@ -22,7 +22,9 @@ type SummarizeRequest struct {
 	// sent to Compress without an ID has none here either.
 	Messages []Message
 	// MaxTokens is the most tokens the summary may have (see
-	// WithMaxSummaryTokens), or 0 for no limit.
+	// WithMaxSummaryTokens), or 0 for no limit. With WithSummaryCheck it
+	// is seven tenths of the bound the check repairs the summary within,
+	// the rest left to its repairs.
 	MaxTokens int
 	// Missing is set when recap asks again for a summary whose first
 	// version left out key items of the input (see WithSummaryCheck): the
@@ -194,6 +196,9 @@ func (c *Compressor) lead(ctx, wctx context.Context, chatID string, f *flight, p
 func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string, msgs []Message, input int, derived derivedSet) (string, bool, *SummaryCheck, error) {
 	copies := func() []Message { return derived.own(cloneMessages(msgs)) }
 	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: copies(), MaxTokens: c.cfg.maxSummary}
+	if c.cfg.check {
+		req.MaxTokens = checkedAsk(c.repairLimit(c.inputText(input, req)))
+	}
 	var text string
 	err := c.backoffs.skip(chatID)
 	if err == nil {

@@ -115,7 +115,9 @@ func roleWeight(speaker string) float64 {
 }
 
 // Summarize merges req.Previous and req.Messages into a summary of at most
-// the budget's tokens (see the package documentation). The statements of
+// the budget's tokens (see the package documentation), or of
+// req.MaxTokens when that is less (recap asks for less than its bound
+// with WithSummaryCheck, to leave the check room). The statements of
 // req.Missing (recap's summary check asking again) are preferred to others
 // worth as much. The same request always gives the same summary. It
 // returns "" only for a request without text, and fails only if ctx is
@@ -123,6 +125,11 @@ func roleWeight(speaker string) float64 {
 func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
+	}
+	if req.MaxTokens > 0 && req.MaxTokens < s.maxTokens {
+		asked := *s
+		asked.maxTokens = req.MaxTokens
+		s = &asked
 	}
 	var us []unit
 	order := 0

@@ -97,6 +97,30 @@ func TestSummarizeWithinBudgetAndDeterministic(t *testing.T) {
 	}
 }
 
+// TestSummarizeAskedFor: a request's MaxTokens under the budget bounds
+// the summary (recap asks for less with its summary check), and the summary
+// is the one a Summarizer of that budget writes; one over the budget, or
+// none, leaves the budget.
+func TestSummarizeAskedFor(t *testing.T) {
+	c := counter(t)
+	req := benchRequest(t, 4000)
+	for _, tt := range []struct{ budget, asked, want int }{{500, 350, 350}, {500, 0, 500}, {300, 800, 300}, {500, 500, 500}} {
+		req.MaxTokens = tt.asked
+		got, err := newSummarizer(t, tt.budget).Summarize(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := c.CountTokens(got); n > tt.want || n < tt.want*3/4 {
+			t.Errorf("budget %d, asked %d: %d tokens, want at most %d (and near it)", tt.budget, tt.asked, n, tt.want)
+		}
+		req.MaxTokens = 0
+		same, _ := newSummarizer(t, tt.want).Summarize(context.Background(), req)
+		if got != same {
+			t.Errorf("budget %d, asked %d: not the summary of a budget of %d", tt.budget, tt.asked, tt.want)
+		}
+	}
+}
+
 func TestSummarizeKeepsPreviousAndOrder(t *testing.T) {
 	s := newSummarizer(t, 80)
 	prev := "The user is vegetarian and flies to Osaka on 3 April."

@@ -23,9 +23,9 @@ type configuration struct {
 // configure returns the configuration of opts (from setup.Options, with
 // auto its extractive budget) and the tokenizer's options, -max-payload
 // (ceiling), -max-input and -summary-tokens (budget, auto when 0), a 0
-// leaving the library's default, and -check (with which the auto budget
-// leaves room for the check's repairs: setup.CheckedBudget): the
-// summarizer the environment chooses (an LLM, the extractive one its
+// leaving the library's default, and -check (with which recap asks the
+// summarizer for seven tenths of the bound, the rest left to the check's
+// repairs): the summarizer the environment chooses (an LLM, the extractive one its
 // fallback) or the extractive one.
 func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.Option, auto, budget, ceiling, maxInput int, check bool) (configuration, error) {
 	opts = append(opts, tok.options()...)
@@ -35,7 +35,7 @@ func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.
 	if maxInput != 0 {
 		opts = append(opts, recap.WithMaxSummarizeInput(maxInput))
 	}
-	sum, fallback, label, err := setup.Summarizers(lookup, tok.counter, setup.SummaryBudget(budget, auto, check), chatapi.ForLLM)
+	sum, fallback, label, err := setup.Summarizers(lookup, tok.counter, setup.SummaryBudget(budget, auto), chatapi.ForLLM)
 	if err != nil {
 		return configuration{}, err
 	}

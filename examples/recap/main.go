@@ -172,7 +172,7 @@ func newCompressFlags(cmd string) *compressFlags {
 }
 
 // checkUsage is the usage of -check.
-const checkUsage = "check each new summary against its input and repair it (recap.WithSummaryCheck): an LLM may be asked twice; the extractive summary's default budget leaves a fifth of it to the repairs"
+const checkUsage = "check each new summary against its input and repair it (recap.WithSummaryCheck): an LLM may be asked twice; recap asks for seven tenths of the summary's bound, the rest left to the repairs"
 
 // runCompress is the compress and plan commands (cmd): args are the
 // command's flags and the chat.

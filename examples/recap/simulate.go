@@ -141,7 +141,7 @@ func (sim *simulation) run(ctx context.Context, s setting) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.tok.counter, setup.SummaryBudget(sim.budget, auto, sim.check), chatapi.ForLLM)
+	sum, fallback, _, err := setup.Summarizers(sim.lookup, sim.tok.counter, setup.SummaryBudget(sim.budget, auto), chatapi.ForLLM)
 	if err != nil {
 		return nil, err
 	}

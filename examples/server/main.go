@@ -209,7 +209,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}()
 	backoff := newSaveBackoff(log, now)
 	backoff.maxStored = o.maxStored
-	sums, opts, err := o.summarizers(lookup, counter, setup.SummaryBudget(0, budget, o.sumCheck), tel, backoff, now, opts)
+	sums, opts, err := o.summarizers(lookup, counter, setup.SummaryBudget(0, budget), tel, backoff, now, opts)
 	if err != nil {
 		return err
 	}

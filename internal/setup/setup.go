@@ -168,22 +168,13 @@ func Options(lookup func(string) (string, bool), prefixes []string, fs *flag.Fla
 	return opts, min(extractive.DefaultMaxTokens, max(inForce/2, 1)), nil
 }
 
-// CheckedBudget is the extractive summaries' budget when recap's summary
-// check is on (recap.WithSummaryCheck): four fifths of budget, the rest
-// left to the check, which appends what a summary left out within the
-// same bound (half the trigger). A summary that fills the bound leaves it
-// no room (docs/retention.md has the figures).
-func CheckedBudget(budget int) int { return max(budget-budget/5, 1) }
-
 // SummaryBudget is the extractive summaries' budget of a program: budget
-// when the user set one (not 0), else auto, made room in for the summary
-// check when check is set (CheckedBudget).
-func SummaryBudget(budget, auto int, check bool) int {
-	switch {
-	case budget != 0:
+// when the user set one (not 0), else auto. With the summary check, recap
+// asks for less than its bound itself (SummarizeRequest.MaxTokens), which
+// the extractive summarizer keeps to.
+func SummaryBudget(budget, auto int) int {
+	if budget != 0 {
 		return budget
-	case check:
-		return CheckedBudget(auto)
 	}
 	return auto
 }

@@ -68,22 +68,10 @@ func TestSummarizers(t *testing.T) {
 	}
 }
 
-func TestCheckedBudget(t *testing.T) {
-	for _, tt := range []struct{ in, want int }{{500, 400}, {400, 320}, {5, 4}, {1, 1}} {
-		if got := CheckedBudget(tt.in); got != tt.want {
-			t.Errorf("CheckedBudget(%d) = %d, want %d", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestSummaryBudget(t *testing.T) {
-	for _, tt := range []struct {
-		budget, auto int
-		check        bool
-		want         int
-	}{{0, 500, false, 500}, {0, 500, true, 400}, {300, 500, true, 300}, {300, 500, false, 300}} {
-		if got := SummaryBudget(tt.budget, tt.auto, tt.check); got != tt.want {
-			t.Errorf("SummaryBudget(%d, %d, %v) = %d, want %d", tt.budget, tt.auto, tt.check, got, tt.want)
+	for _, tt := range []struct{ budget, auto, want int }{{0, 500, 500}, {300, 500, 300}} {
+		if got := SummaryBudget(tt.budget, tt.auto); got != tt.want {
+			t.Errorf("SummaryBudget(%d, %d) = %d, want %d", tt.budget, tt.auto, got, tt.want)
 		}
 	}
 }
