@@ -31,7 +31,13 @@
 // message share one quote. The previous summary's items are split into
 // sentences again and ranked with the new ones, not kept wholesale; those
 // that state a specific value gain a bonus (what one summary held, the
-// next holds, unless new statements are worth more).
+// next holds, unless new statements are worth more). The last tenth of
+// the budget goes to compact quotes: the identifiers, numbers, names and
+// titles the picks leave out, each quoted with the three words either side
+// of it ("- User: \"… order is BW-58231 and …\""), the user's and the
+// previous summary's first, as recap's summary check repairs a summary;
+// unless the request asks for less than the budget, as recap does with its
+// check, which then repairs a summary the same way in the room it keeps.
 //
 // # Format
 //
@@ -59,11 +65,11 @@ package extractive
 import (
 	"context"
 	"errors"
-	"github.com/recapgo/recap/internal/keyitems"
 	"sort"
 	"strings"
 
 	"github.com/recapgo/recap"
+	"github.com/recapgo/recap/internal/keyitems"
 )
 
 // DefaultMaxTokens is the budget of a summary unless New is given another.
@@ -117,7 +123,8 @@ func roleWeight(speaker string) float64 {
 // Summarize merges req.Previous and req.Messages into a summary of at most
 // the budget's tokens (see the package documentation), or of
 // req.MaxTokens when that is less (recap asks for less than its bound
-// with WithSummaryCheck, to leave the check room). The statements of
+// with WithSummaryCheck, to leave the check room), without compact quotes
+// then: the caller repairs in the room it keeps. The statements of
 // req.Missing (recap's summary check asking again) are preferred to others
 // worth as much. The same request always gives the same summary. It
 // returns "" only for a request without text, and fails only if ctx is
@@ -126,10 +133,15 @@ func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) 
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	// Asked for less than its budget, the summarizer leaves the room it
+	// would give compact quotes to the caller: recap's summary check asks
+	// for less to repair what a summary leaves out, quoting values the same
+	// way, and would find that room taken.
+	compact := true
 	if req.MaxTokens > 0 && req.MaxTokens < s.maxTokens {
 		asked := *s
 		asked.maxTokens = req.MaxTokens
-		s = &asked
+		s, compact = &asked, false
 	}
 	var us []unit
 	order := 0
@@ -157,7 +169,7 @@ func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) 
 	}
 	markMissing(us, req.Missing)
 	s.analyze(us, answered)
-	return s.pick(us), nil
+	return s.pick(us, compact), nil
 }
 
 // carryBonus is what an item of the previous summary that states a
@@ -540,13 +552,20 @@ func (c coverage) add(u *unit) {
 }
 
 // pick selects units greedily within the budget and renders them.
-func (s *Summarizer) pick(us []unit) string {
+func (s *Summarizer) pick(us []unit, compact bool) string {
 	titleCost := s.counter.CountTokens(title)
 	var headerCost [numSections]int
 	for i, t := range sectionTitles {
 		headerCost[i] = s.counter.CountTokens(t) + 1
 	}
 	budget := s.maxTokens - titleCost
+	// The last tenth or so of the budget is for compact quotes (see
+	// compactOrder), after the picks.
+	reserve := 0
+	if compact {
+		reserve = int(compactShare * float64(s.maxTokens))
+		budget -= reserve
+	}
 	caps := [numSections]int{secFacts: budget, secDecisions: budget, secOpen: int(openShare * float64(s.maxTokens)), secRecent: int(recentShare * float64(s.maxTokens))}
 	var used [numSections]int
 	cov := newCoverage()
@@ -623,6 +642,30 @@ func (s *Summarizer) pick(us []unit) string {
 		}
 		take(best, us[best].kind, bestScore)
 		markDuplicates(us, &us[best], dup, stale)
+	}
+	if reserve > 0 {
+		budget += reserve
+		for _, i := range compactOrder(us, picked, cov) {
+			u := us[i]
+			u.text, u.gap, u.kind = compactText(&u, cov), true, secFacts
+			if u.text == "" {
+				continue
+			}
+			u.tokens = s.counter.CountTokens(item(u.speaker, u.text)) + 1
+			c := u.tokens
+			if used[secFacts] == 0 {
+				c += headerCost[secFacts]
+			}
+			if c > budget {
+				continue
+			}
+			budget -= c
+			used[secFacts] += c
+			picked[i] = true
+			sel = append(sel, &u)
+			score[&u] = 0 // the first to go if the whole is over
+			cov.add(&u)
+		}
 	}
 	// The recent context: the last thing the user asked or said before
 	// the messages the summary ends with.
@@ -767,4 +810,99 @@ func truncate(s string, max int, c recap.TokenCounter) string {
 		cut = cut[:i]
 	}
 	return strings.TrimSpace(cut) + "…"
+}
+
+// Compact quotes. Once the budget but a share of it is picked, the rest
+// goes to the values the picks leave out, each quoted with the words
+// around it, as recap's summary check repairs a summary: a unit that
+// states an identifier, a number, a name or a title no pick states is
+// quoted around those values ("- User: \"… order is BW-58231 and …\""),
+// most wanted first (see compactOrder), as many as fit. Picking whole
+// units by worth per token leaves out the values of long statements; a
+// quote of a few words keeps them. (Chosen on the in-sample, first
+// held-out, eighth and first other-languages sets: the extractive
+// summarizer alone kept 586 of 800 facts without compact quotes, 603 with
+// a tenth of the budget for them, 3 words either side and cuts of 3 words
+// or more, as the check's repairs quote; 593, 605 and 612 with a fifth,
+// 0.3, and 0.3 with 2 words either side; 608 with cuts of one word. With
+// recap's summary check, which repairs what a summary leaves out the same
+// way, the four settings with it kept 2,367 facts with and without them.)
+const (
+	compactShare = 0.1 // the share of the budget kept for compact quotes
+	compactWords = 3   // the words either side of a value that a quote keeps
+	compactCut   = 3   // the fewest words a quote leaves out in one place
+)
+
+// compactOrder returns the units that state a value cov does not hold,
+// in the order they are quoted: the user's (and the previous summary's)
+// before the assistant's; of those, what the previous summary held before
+// what the messages state; then units with an identifier or a number
+// before those with names and titles only; then the newest first.
+func compactOrder(us []unit, picked []bool, cov coverage) []int {
+	type cand struct {
+		i    int
+		rank [4]int
+	}
+	var cs []cand
+	for i := range us {
+		u := &us[i]
+		if picked[i] || u.weight == 0 {
+			continue
+		}
+		has, specific := false, false
+		for k, f := range u.feats {
+			if u.stale[k] || cov.values[core(f)] > 0 || f.Kind == keyitems.Bold || f.Kind == keyitems.Bare {
+				continue
+			}
+			has = true
+			specific = specific || f.Kind == keyitems.Ident || f.Kind == keyitems.Number
+		}
+		if !has {
+			continue
+		}
+		var r [4]int
+		if u.speaker != "User" && u.speaker != "Summary" {
+			r[0] = 1
+		}
+		if !u.prev {
+			r[1] = 1
+		}
+		if !specific {
+			r[2] = 1
+		}
+		r[3] = -u.order
+		cs = append(cs, cand{i, r})
+	}
+	sort.SliceStable(cs, func(a, b int) bool {
+		for k := range cs[a].rank {
+			if cs[a].rank[k] != cs[b].rank[k] {
+				return cs[a].rank[k] < cs[b].rank[k]
+			}
+		}
+		return false
+	})
+	out := make([]int, len(cs))
+	for k, c := range cs {
+		out[k] = c.i
+	}
+	return out
+}
+
+// compactText returns the words of u around the values of it that cov
+// does not hold (see keyitems.QuoteAround), or "" if none of them is in
+// its text as it is written.
+func compactText(u *unit, cov coverage) string {
+	lower := strings.ToLower(u.text)
+	var values []string
+	for k, f := range u.feats {
+		v := core(f)
+		if u.stale[k] || cov.values[v] > 0 || f.Kind == keyitems.Bold || f.Kind == keyitems.Bare || v == "" || !strings.Contains(lower, v) {
+			continue
+		}
+		values = append(values, v)
+	}
+	if len(values) == 0 {
+		return ""
+	}
+	return keyitems.QuoteAround(u.text, values, compactWords, compactCut)
 }

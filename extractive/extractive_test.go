@@ -98,13 +98,16 @@ func TestSummarizeWithinBudgetAndDeterministic(t *testing.T) {
 }
 
 // TestSummarizeAskedFor: a request's MaxTokens under the budget bounds
-// the summary (recap asks for less with its summary check), and the summary
-// is the one a Summarizer of that budget writes; one over the budget, or
-// none, leaves the budget.
+// the summary (recap asks for less with its summary check), which then
+// has no compact quotes (the caller repairs in the room it keeps); one
+// over the budget, or none, leaves the budget and the compact quotes.
 func TestSummarizeAskedFor(t *testing.T) {
 	c := counter(t)
 	req := benchRequest(t, 4000)
-	for _, tt := range []struct{ budget, asked, want int }{{500, 350, 350}, {500, 0, 500}, {300, 800, 300}, {500, 500, 500}} {
+	for _, tt := range []struct {
+		budget, asked, want int
+		compact             bool
+	}{{500, 350, 350, false}, {500, 0, 500, true}, {300, 800, 300, true}, {500, 500, 500, true}} {
 		req.MaxTokens = tt.asked
 		got, err := newSummarizer(t, tt.budget).Summarize(context.Background(), req)
 		if err != nil {
@@ -113,10 +116,14 @@ func TestSummarizeAskedFor(t *testing.T) {
 		if n := c.CountTokens(got); n > tt.want || n < tt.want*3/4 {
 			t.Errorf("budget %d, asked %d: %d tokens, want at most %d (and near it)", tt.budget, tt.asked, n, tt.want)
 		}
-		req.MaxTokens = 0
-		same, _ := newSummarizer(t, tt.want).Summarize(context.Background(), req)
-		if got != same {
-			t.Errorf("budget %d, asked %d: not the summary of a budget of %d", tt.budget, tt.asked, tt.want)
+		if compact := strings.Contains(got, `: "…`) || strings.Contains(got, `…"`); compact != tt.compact {
+			t.Errorf("budget %d, asked %d: compact quotes %v, want %v:\n%s", tt.budget, tt.asked, compact, tt.compact, got)
+		}
+		if tt.compact {
+			req.MaxTokens = 0
+			if same, _ := newSummarizer(t, tt.want).Summarize(context.Background(), req); got != same {
+				t.Errorf("budget %d, asked %d: not the summary of a budget of %d", tt.budget, tt.asked, tt.want)
+			}
 		}
 	}
 }
@@ -401,4 +408,42 @@ func TestMissingKept(t *testing.T) {
 		t.Errorf("the second summary has %d tokens, over its budget of %d", n, max)
 	}
 	checkFormat(t, again)
+}
+
+// TestCompactQuotes: after its picks, the summarizer quotes values the
+// picks leave out with the words around them ("… order is BW-58231 and
+// …"), each part as its message writes it, within the budget.
+func TestCompactQuotes(t *testing.T) {
+	c := counter(t)
+	req := benchRequest(t, 6000)
+	var all strings.Builder
+	for _, m := range req.Messages {
+		all.WriteString(strings.ReplaceAll(m.Text(), `"`, "'"))
+		all.WriteString("\n")
+	}
+	for _, budget := range []int{200, 300, 500} {
+		got, err := newSummarizer(t, budget).Summarize(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := c.CountTokens(got); n > budget {
+			t.Errorf("budget %d: %d tokens", budget, n)
+		}
+		compact := 0
+		for _, l := range strings.Split(got, "\n") {
+			_, quote, ok := strings.Cut(l, `: "`)
+			if !ok || !strings.Contains(quote, "…") {
+				continue
+			}
+			compact++
+			for _, part := range strings.Split(strings.TrimSuffix(quote, `"`), "…") {
+				if part = strings.TrimSpace(part); part != "" && !strings.Contains(all.String(), part) {
+					t.Errorf("budget %d: %q is not in the messages as they write it", budget, part)
+				}
+			}
+		}
+		if compact == 0 {
+			t.Errorf("budget %d: no compact quote:\n%s", budget, got)
+		}
+	}
 }

@@ -39,7 +39,7 @@ var (
 		vietato|al massimo|almeno|non può|non possiamo|non posso|senza glutine|
 		nunca|só|apenas|somente|tem de|tem que|temos de|temos que|tenho de|tenho que|obrigatório|obrigatória|proibido|alérgico|alérgica|
 		alergia|intolerante|no máximo|pelo menos|não posso|não podemos|não pode|sem glúten|de maneira nenhuma|
-		必ず|絶対|だけ|しか|できない|できません|ダメ|だめ|アレルギー|禁止|いけない|ません|ない|不可|必須` + "|" + constraintMore)
+		必ず|絶対|だけ|しか|できない|できません|ダメ|だめ|禁止|いけない|ません|ない|不可|必須` + "|" + constraintMore)
 	limitCues phrases = (`need|needs|have to|has to|had to|before|until|budget|max|maximum|minimum|important|limit|not|no|don't|doesn't|
 		besoin|avant|jusqu'à|budget|maximum|minimum|important|pas|ne|
 		brauche|brauchen|vor|bis|budget|maximal|wichtig|nicht|kein|keine|keinen|
@@ -73,7 +73,7 @@ var (
 		je|j'ai|mon|ma|mes|nous|notre|nos|
 		ich|mein|meine|meinen|mir|mich|wir|unser|unsere|
 		yo|mi|mis|me|nosotros|nuestro|nuestra|tengo|vivo|
-		io|mio|mia|miei|mie|noi|nostro|nostra|ho|sono|
+		io|mio|mia|miei|mie|noi|nostro|ho|sono|
 		eu|meu|minha|meus|minhas|nós|nosso|nossa|
 		私|僕|俺|夫|妻|母|父|娘|息子|家族|うち`)
 	openCues phrases = (`i'll think about|think about it|let me think|not sure yet|we'll see|to be decided|tbd|still deciding|
