@@ -645,8 +645,18 @@ func (s *Summarizer) pick(us []unit, compact bool) string {
 	}
 	if reserve > 0 {
 		budget += reserve
+		least := budget // the framing of the cheapest item: a quote costs more
+		for _, f := range framing {
+			least = min(least, f)
+		}
 		for _, i := range compactOrder(us, picked, cov) {
+			if budget <= least {
+				break
+			}
 			u := us[i]
+			if budget <= framing[u.speaker] {
+				continue
+			}
 			u.text, u.gap, u.kind = compactText(&u, cov), true, secFacts
 			if u.text == "" {
 				continue
@@ -851,7 +861,7 @@ func compactOrder(us []unit, picked []bool, cov coverage) []int {
 		}
 		has, specific := false, false
 		for k, f := range u.feats {
-			if u.stale[k] || cov.values[core(f)] > 0 || f.Kind == keyitems.Bold || f.Kind == keyitems.Bare {
+			if !u.leftOut(k, cov) {
 				continue
 			}
 			has = true
@@ -895,14 +905,20 @@ func compactText(u *unit, cov coverage) string {
 	lower := strings.ToLower(u.text)
 	var values []string
 	for k, f := range u.feats {
-		v := core(f)
-		if u.stale[k] || cov.values[v] > 0 || f.Kind == keyitems.Bold || f.Kind == keyitems.Bare || v == "" || !strings.Contains(lower, v) {
-			continue
+		if v := core(f); u.leftOut(k, cov) && v != "" && strings.Contains(lower, v) {
+			values = append(values, v)
 		}
-		values = append(values, v)
 	}
 	if len(values) == 0 {
 		return ""
 	}
 	return keyitems.QuoteAround(u.text, values, compactWords, compactCut)
+}
+
+// leftOut reports whether feature k of u is a value a compact quote
+// keeps: an identifier, a number with its unit, a name or a title that no
+// correction replaced and cov does not hold.
+func (u *unit) leftOut(k int, cov coverage) bool {
+	f := u.feats[k]
+	return !u.stale[k] && cov.values[core(f)] == 0 && f.Kind != keyitems.Bold && f.Kind != keyitems.Bare
 }

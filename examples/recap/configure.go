@@ -25,8 +25,8 @@ type configuration struct {
 // (ceiling), -max-input and -summary-tokens (budget, auto when 0), a 0
 // leaving the library's default, and -check (with which recap asks the
 // summarizer for seven tenths of the bound, the rest left to the check's
-// repairs): the summarizer the environment chooses (an LLM, the extractive one its
-// fallback) or the extractive one.
+// repairs): the summarizer the environment chooses (an LLM, the
+// extractive one its fallback) or the extractive one.
 func configure(lookup func(string) (string, bool), tok *tokenizer, opts []recap.Option, auto, budget, ceiling, maxInput int, check bool) (configuration, error) {
 	opts = append(opts, tok.options()...)
 	if ceiling != 0 {
