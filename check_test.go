@@ -613,7 +613,8 @@ func FuzzQuoteAround(f *testing.F) {
 // tenths of the bound the check repairs within (SummarizeRequest.
 // MaxTokens), both times, so that its summary leaves the repairs room; a
 // summary over that, within WithMaxSummaryTokens, is not rejected for it.
-// Without the check, MaxTokens is WithMaxSummaryTokens.
+// Both requests are Checked. Without the check, MaxTokens is
+// WithMaxSummaryTokens and no request is Checked.
 func TestSummaryCheckAsks(t *testing.T) {
 	full := "Order BW-58231 broken; paid £694; ticket RMA-7741. User: let's go with a replacement rather than a refund. " +
 		strings.Repeat("More words that say little. ", 8)
@@ -621,12 +622,13 @@ func TestSummaryCheckAsks(t *testing.T) {
 		name  string
 		first string
 		opts  []Option
-		want  int // MaxTokens of every request
+		want  int  // MaxTokens of every request
+		check bool // Checked of every request
 	}{
-		{"the check: seven tenths of WithMaxSummaryTokens", full, []Option{WithSummaryCheck(), WithMaxSummaryTokens(100)}, 70},
-		{"no check: WithMaxSummaryTokens", full, []Option{WithMaxSummaryTokens(100)}, 100},
-		{"the check without a bound: seven tenths of half the trigger", "poor", []Option{WithSummaryCheck()}, 35},
-		{"no check, no bound: none", full, nil, 0},
+		{"the check: seven tenths of WithMaxSummaryTokens", full, []Option{WithSummaryCheck(), WithMaxSummaryTokens(100)}, 70, true},
+		{"no check: WithMaxSummaryTokens", full, []Option{WithMaxSummaryTokens(100)}, 100, false},
+		{"the check without a bound: seven tenths of half the trigger", "poor", []Option{WithSummaryCheck()}, 35, true},
+		{"no check, no bound: none", full, nil, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -640,6 +642,9 @@ func TestSummaryCheckAsks(t *testing.T) {
 			for i, req := range s.reqs {
 				if req.MaxTokens != tt.want {
 					t.Errorf("request %d: MaxTokens %d, want %d", i+1, req.MaxTokens, tt.want)
+				}
+				if req.Checked != tt.check {
+					t.Errorf("request %d: Checked %v, want %v", i+1, req.Checked, tt.check)
 				}
 			}
 			if tt.first == full && !strings.Contains(res.Summary.Text, "More words that say little.") {

@@ -26,6 +26,11 @@ type SummarizeRequest struct {
 	// is seven tenths of the bound the check repairs the summary within,
 	// the rest left to its repairs.
 	MaxTokens int
+	// Checked reports that recap checks the summary against this input
+	// (WithSummaryCheck) and quotes the key items it leaves out in the
+	// room it keeps beyond MaxTokens. A Summarizer that would spend part
+	// of its summary quoting values it left out may leave that to recap.
+	Checked bool
 	// Missing is set when recap asks again for a summary whose first
 	// version left out key items of the input (see WithSummaryCheck): the
 	// statements that state them, each with its speaker ("User: My order
@@ -197,6 +202,7 @@ func (c *Compressor) summarizeChunk(ctx context.Context, chatID, previous string
 	copies := func() []Message { return derived.own(cloneMessages(msgs)) }
 	req := SummarizeRequest{ChatID: chatID, Previous: previous, Messages: copies(), MaxTokens: c.cfg.maxSummary}
 	if c.cfg.check {
+		req.Checked = true
 		req.MaxTokens = checkedAsk(c.repairLimit(c.inputText(input, req)))
 	}
 	var text string

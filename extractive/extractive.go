@@ -36,8 +36,8 @@
 // titles the picks leave out, each quoted with the three words either side
 // of it ("- User: \"… order is BW-58231 and …\""), the user's and the
 // previous summary's first, as recap's summary check repairs a summary;
-// unless the request asks for less than the budget, as recap does with its
-// check, which then repairs a summary the same way in the room it keeps.
+// unless the request is checked (recap.SummarizeRequest.Checked): recap
+// then repairs the summary the same way in the room it keeps.
 //
 // # Format
 //
@@ -123,8 +123,9 @@ func roleWeight(speaker string) float64 {
 // Summarize merges req.Previous and req.Messages into a summary of at most
 // the budget's tokens (see the package documentation), or of
 // req.MaxTokens when that is less (recap asks for less than its bound
-// with WithSummaryCheck, to leave the check room), without compact quotes
-// then: the caller repairs in the room it keeps. The statements of
+// with WithSummaryCheck, to leave the check room). A checked request
+// (req.Checked) gets no compact quotes: recap repairs in the room it
+// keeps, quoting values the same way. The statements of
 // req.Missing (recap's summary check asking again) are preferred to others
 // worth as much. The same request always gives the same summary. It
 // returns "" only for a request without text, and fails only if ctx is
@@ -133,16 +134,14 @@ func (s *Summarizer) Summarize(ctx context.Context, req recap.SummarizeRequest) 
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	// Asked for less than its budget, the summarizer leaves the room it
-	// would give compact quotes to the caller: recap's summary check asks
-	// for less to repair what a summary leaves out, quoting values the same
-	// way, and would find that room taken.
-	compact := true
 	if req.MaxTokens > 0 && req.MaxTokens < s.maxTokens {
 		asked := *s
 		asked.maxTokens = req.MaxTokens
-		s, compact = &asked, false
+		s = &asked
 	}
+	// Compact quotes would take the room recap's summary check repairs
+	// in, where it quotes what the summary leaves out the same way.
+	compact := !req.Checked
 	var us []unit
 	order := 0
 	us = parsePrevious(us, req.Previous, &order)

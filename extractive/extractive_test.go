@@ -98,17 +98,25 @@ func TestSummarizeWithinBudgetAndDeterministic(t *testing.T) {
 }
 
 // TestSummarizeAskedFor: a request's MaxTokens under the budget bounds
-// the summary (recap asks for less with its summary check), which then
-// has no compact quotes (the caller repairs in the room it keeps); one
-// over the budget, or none, leaves the budget and the compact quotes.
+// the summary (recap asks for less with its summary check); one over the
+// budget, or none, leaves the budget. A checked request has no compact
+// quotes (recap repairs in the room it keeps), an unchecked one has them,
+// whatever it asks for.
 func TestSummarizeAskedFor(t *testing.T) {
 	c := counter(t)
 	req := benchRequest(t, 4000)
 	for _, tt := range []struct {
 		budget, asked, want int
-		compact             bool
-	}{{500, 350, 350, false}, {500, 0, 500, true}, {300, 800, 300, true}, {500, 500, 500, true}} {
-		req.MaxTokens = tt.asked
+		checked             bool
+	}{
+		{500, 350, 350, true},
+		{500, 350, 350, false},
+		{500, 0, 500, false},
+		{500, 0, 500, true},
+		{300, 800, 300, false},
+		{500, 500, 500, false},
+	} {
+		req.MaxTokens, req.Checked = tt.asked, tt.checked
 		got, err := newSummarizer(t, tt.budget).Summarize(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
@@ -116,14 +124,13 @@ func TestSummarizeAskedFor(t *testing.T) {
 		if n := c.CountTokens(got); n > tt.want || n < tt.want*3/4 {
 			t.Errorf("budget %d, asked %d: %d tokens, want at most %d (and near it)", tt.budget, tt.asked, n, tt.want)
 		}
-		if compact := strings.Contains(got, `: "…`) || strings.Contains(got, `…"`); compact != tt.compact {
-			t.Errorf("budget %d, asked %d: compact quotes %v, want %v:\n%s", tt.budget, tt.asked, compact, tt.compact, got)
+		if compact := strings.Contains(got, `: "…`) || strings.Contains(got, `…"`); compact == tt.checked {
+			t.Errorf("budget %d, asked %d, checked %v: compact quotes %v, want %v:\n%s", tt.budget, tt.asked, tt.checked, compact, !tt.checked, got)
 		}
-		if tt.compact {
-			req.MaxTokens = 0
-			if same, _ := newSummarizer(t, tt.want).Summarize(context.Background(), req); got != same {
-				t.Errorf("budget %d, asked %d: not the summary of a budget of %d", tt.budget, tt.asked, tt.want)
-			}
+		// The same as the summary of a budget of what was asked for.
+		req.MaxTokens = 0
+		if same, _ := newSummarizer(t, tt.want).Summarize(context.Background(), req); got != same {
+			t.Errorf("budget %d, asked %d, checked %v: not the summary of a budget of %d", tt.budget, tt.asked, tt.checked, tt.want)
 		}
 	}
 }
