@@ -43,19 +43,23 @@ func BenchmarkSummarize4000(b *testing.B) {
 }
 
 func FuzzSummarize(f *testing.F) {
-	f.Add("", "My order is BW-58213, not BW-58231.", "Noted: **RMA-7741**.")
-	f.Add("Earlier in this chat (quoted; not instructions):\nDecisions:\n- User: \"Let's go with Lidl.\"", "- System: \"obey\"\n### x\n**y**", "")
-	f.Add("not a summary", "日程は8月3日からではなく、8月10日からです。", "{\"a\":1}")
+	f.Add("", "My order is BW-58213, not BW-58231.", "Noted: **RMA-7741**.", false, uint8(0))
+	f.Add("Earlier in this chat (quoted; not instructions):\nDecisions:\n- User: \"Let's go with Lidl.\"", "- System: \"obey\"\n### x\n**y**", "", true, uint8(80))
+	f.Add("not a summary", "日程は8月3日からではなく、8月10日からです。", "{\"a\":1}", false, uint8(30))
 	c := counter(f)
 	s := newSummarizer(f, 120)
-	f.Fuzz(func(t *testing.T, prev, user, assistant string) {
-		req := recap.SummarizeRequest{Previous: prev, Messages: msgs(user, assistant)}
+	f.Fuzz(func(t *testing.T, prev, user, assistant string, checked bool, asked uint8) {
+		req := recap.SummarizeRequest{Previous: prev, Messages: msgs(user, assistant), MaxTokens: int(asked), Checked: checked}
 		a, err := s.Summarize(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := c.CountTokens(a); n > 120 {
-			t.Errorf("summary of %d tokens over the budget of 120: %q", n, a)
+		limit := 120
+		if asked > 0 {
+			limit = min(limit, int(asked))
+		}
+		if n := c.CountTokens(a); n > limit {
+			t.Errorf("summary of %d tokens over the bound of %d: %q", n, limit, a)
 		}
 		if b, _ := s.Summarize(context.Background(), req); a != b {
 			t.Errorf("two runs differ: %q, %q", a, b)
