@@ -396,8 +396,8 @@ func WithMaxSummaryTokens(n int) Option {
 // WithMaxSummaryTokens (without it, in half the trigger) and in the size of
 // the input: the bound of the repairs. So that a summary leaves them room,
 // the Summarizer is asked for seven tenths of that bound
-// ([SummarizeRequest.MaxTokens]); a longer one, up to the bound, is not
-// rejected for it. Statements are repaired in this order: the user's
+// ([SummarizeRequest.MaxTokens], with [SummarizeRequest.Checked] set); a
+// longer one, up to the bound, is not rejected for it. Statements are repaired in this order: the user's
 // before the assistant's; of one speaker, what the previous summary held
 // before what the folded messages state; of those,
 // identifiers and numbers before names and statements; and of those, the
