@@ -384,34 +384,34 @@ func WithMaxSummaryTokens(n int) Option {
 }
 
 // WithSummaryCheck makes Compress check each new summary against its input
-// before saving it: the key items of the previous summary and of the
-// folded messages (see [KeyItem]) must be in it, less those a later
-// message corrects (the newer value wins). When some are missing, the
-// Summarizer is asked once more, with the statements that state them in
+// before saving it: the key items of the previous summary and of the folded
+// messages (see [KeyItem]) must be in it, less those a later message
+// corrects (the newer value wins). When some are missing, the Summarizer is
+// asked once more, with the statements that state them in
 // [SummarizeRequest.Missing]; those still missing are quoted, with their
 // speakers, in place of a line of the summary that says the same in other
 // words or else under [RepairHeading] (a statement of a constraint, a
-// decision or a correction whole; an identifier, a number or a name with
-// the three words either side of it, cuts marked "…"), as many as fit in
+// decision or a correction whole; an identifier, a number or a name with the
+// three words either side of it, cuts marked "…"), as many as fit in
 // WithMaxSummaryTokens (without it, in half the trigger) and in the size of
 // the input: the bound of the repairs. So that a summary leaves them room,
 // the Summarizer is asked for seven tenths of that bound
 // ([SummarizeRequest.MaxTokens], with [SummarizeRequest.Checked] set); a
-// longer one, up to the bound, is not rejected for it. Statements are repaired in this order: the user's
-// before the assistant's; of one speaker, what the previous summary held
-// before what the folded messages state; of those,
-// identifiers and numbers before names and statements; and of those, the
-// newest first (the budget forces the oldest out). Of the two summaries,
-// the one whose repair leaves fewer items out is saved (of two that leave
-// as many out, the one that missed fewer; then the second).
-// [Result.Check], the SummaryChecked hook and the logger say what was
-// missing, repaired and left out. The check is deterministic and takes
-// about 1.5 ms per 1,000 tokens of input (about 2 ms per 1,000 for an
-// input of 16,000 tokens), the second Summarizer call aside (BenchmarkSummaryCheck). It reads
-// numbers, identifiers and links alike in every language; names and
-// statements of constraints, decisions and corrections are read by cue
-// words in English, French, German, Spanish,
-// Italian, Portuguese and Japanese. The default is no check.
+// longer one, up to the bound, is not rejected for it. Statements are
+// repaired in this order: the user's before the assistant's; of one speaker,
+// what the previous summary held before what the folded messages state; of
+// those, identifiers and numbers before names and statements; and of those,
+// the newest first (the budget forces the oldest out). Of the two summaries,
+// the one whose repair leaves fewer items out is saved (of two that leave as
+// many out, the one that missed fewer; then the second). [Result.Check], the
+// SummaryChecked hook and the logger say what was missing, repaired and left
+// out. The check is deterministic and takes about 1.5 ms per 1,000 tokens of
+// input (about 2 ms per 1,000 for an input of 16,000 tokens), the second
+// Summarizer call aside (BenchmarkSummaryCheck). It reads numbers,
+// identifiers and links alike in every language; names and statements of
+// constraints, decisions and corrections are read by cue words in English,
+// French, German, Spanish, Italian, Portuguese and Japanese. The default is
+// no check.
 func WithSummaryCheck() Option {
 	return optionFunc(func(c *config) error {
 		c.check = true
